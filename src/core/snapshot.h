@@ -1,0 +1,100 @@
+// A snapshot is everything the collector learned in one tick: every device, its processes and events.
+// It is immutable once published (shared_ptr<const Snapshot>), so /metrics, the JSON API, the store and the
+// rules can all read it concurrently without locks and without ever touching a device.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/metric_catalogue.h"
+
+namespace gpuwatch {
+
+// One value of a catalogue metric. Label values line up with MetricDef::labels (unused ones are empty).
+struct Sample {
+  Metric metric;
+  double value;
+  std::array<std::string, 3> labels{};
+};
+
+struct DeviceIdentity {
+  unsigned index = 0;        // NVML index at enumeration time; display only, never identity
+  std::string uuid;          // identity: "GPU-..." or "MIG-..."
+  std::string name;          // "NVIDIA H200"
+  std::string serial;
+  std::string pci_bus_id;    // normalised sysfs form "0000:3b:00.0"
+  std::string vbios_version;
+  // MIG instances are devices of their own; these are set only for them.
+  bool is_mig_instance = false;
+  std::string parent_uuid;
+  unsigned gpu_instance_id = 0;
+  unsigned compute_instance_id = 0;
+};
+
+enum class DeviceState : std::uint8_t {
+  kOk,     // read this tick
+  kStale,  // a call missed the deadline: values are from the last complete read
+  kLost,   // GPU_IS_LOST: fell off the bus
+};
+
+struct ProcessSample {
+  unsigned pid = 0;
+  std::string name;                      // from /proc/<pid>/comm under --proc-root, "" when unknown
+  std::string type;                      // "compute" or "graphics" (both when it holds contexts of each)
+  std::optional<double> used_memory_bytes;  // absent when NVML says not available
+  std::optional<double> sm_utilization;     // 0..1, from per-process utilization samples
+  std::optional<double> memory_utilization;
+  std::optional<unsigned> gpu_instance_id;  // MIG
+  std::optional<unsigned> compute_instance_id;
+};
+
+struct DeviceSnapshot {
+  DeviceIdentity identity;
+  DeviceState state = DeviceState::kOk;
+  std::int64_t last_read_ms = 0;           // timestamp of the values below
+  std::vector<Sample> samples;             // device-scope catalogue samples
+  std::vector<ProcessSample> processes;
+  std::map<unsigned, std::uint64_t> xid_counts;  // cumulative since the agent started, per XID code
+  std::optional<unsigned> last_xid;        // dcgm-exporter's DCGM_FI_DEV_XID_ERRORS shows only this
+  std::vector<std::string> unsupported;    // calls NVML answered NOT_SUPPORTED for, in call order
+
+  const Sample* find(Metric m, std::string_view label0 = {}) const {
+    for (const auto& s : samples) {
+      if (s.metric == m && (label0.empty() || s.labels[0] == label0)) return &s;
+    }
+    return nullptr;
+  }
+};
+
+struct NodeInfo {
+  std::string hostname;
+  std::string driver_version;
+  std::string nvml_version;
+  std::string cuda_driver_version;  // "12.4"
+  std::string nvml_library;         // path that was loaded
+};
+
+// Counted per (gpu uuid or "" for node-wide calls, call name, NVML return code).
+using CollectorErrorKey = std::tuple<std::string, std::string, int>;
+
+struct Snapshot {
+  std::uint64_t sequence = 0;   // increases by one per published snapshot
+  std::int64_t timestamp_ms = 0;  // from the agent's clock (scenario time on the simulator)
+  NodeInfo node;
+  std::vector<DeviceSnapshot> devices;
+  std::map<CollectorErrorKey, std::uint64_t> collector_errors;
+  double collection_seconds = 0;
+  std::uint64_t ticks = 0;
+  // Set when no device could be read at all (no library, no driver, init failed): says what was tried.
+  std::string source_error;
+};
+
+using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+}  // namespace gpuwatch
