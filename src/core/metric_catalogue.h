@@ -20,6 +20,22 @@ enum class MetricKind : std::uint8_t { kGauge, kCounter };
 //   kAgent:   the agent itself
 enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
 
+// Label values are fixed vocabularies, shared by the NVML backend, the renderers and the rules:
+//   clock:     graphics | sm | memory | video
+//   reason:    gpu_idle | applications_clocks_setting | sw_power_cap | hw_slowdown | sync_boost |
+//              sw_thermal_slowdown | hw_thermal_slowdown | hw_power_brake_slowdown | display_clock_setting
+//   threshold: shutdown | slowdown | gpu_max | memory_max
+//   policy:    power | thermal
+//   type (ECC): corrected | uncorrected;  counter: volatile | aggregate
+//   cause:     single_bit | double_bit
+//   type (remapped rows): correctable | uncorrectable
+//   type (NVLink errors): crc_flit | crc_data | replay | recovery;  link: "0".."17"
+//   event:     single_bit_ecc | double_bit_ecc | single_bit_ecc_storm | dram_retirement | dram_retirement_failure |
+//              non_fatal_poison | fatal_poison | gpu_unavailable | gpu_recovery_action
+//   type (process memory): compute | graphics
+// Values are converted to base units where they are read: MHz -> Hz, % -> ratio, mW -> W, mJ -> J,
+// KB/s (NVML's KiB) -> bytes/s, ns -> s.
+//
 // X(Id, name, kind, scope, unit, extra label 1, 2, 3, help)
 // Extra label names are "" when unused. The unit is "" where the name has no unit suffix.
 #define GPUWATCH_METRICS(X)                                                                                  \
