@@ -1,0 +1,48 @@
+// Everything a user can set for the agent and `status`. One table (options_table.cpp) defines each setting
+// once: its config-file key, its command-line flag (the key with '-' for '_'), its help and its parser, so
+// every flag has a config key and both are validated the same way.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace gpuwatch {
+
+enum class Naming { kNative, kDcgm };
+
+struct AgentOptions {
+  std::string listen = "0.0.0.0:19400";  // 19400: clear of dcgm-exporter (9400) and node_exporter (9100)
+  std::chrono::milliseconds interval{1000};
+  std::optional<std::chrono::milliseconds> deadline;  // per-GPU read deadline; default derived from interval
+  std::string nvml_library;                           // "" = search libnvidia-ml.so.1, then libnvidia-ml.so
+  Naming naming = Naming::kNative;
+  std::string dcgm_hostname_label = "Hostname";  // dcgm-exporter's newest release says "hostname"
+  std::string proc_root = "/proc";
+  std::string sysfs_root = "/sys";
+  std::string hostname;      // "" = the machine's hostname
+  std::string sim_scenario;  // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
+  std::string log_level = "info";
+};
+
+struct OptionSpec {
+  std::string_view key;         // config key, e.g. "nvml_library"; flag is --nvml-library
+  std::string_view value_name;  // shown in --help, e.g. "PATH"
+  std::string_view help;
+  bool reloadable;  // applied on SIGHUP without a restart
+  // Parses text into the options; returns an error message (what was expected) or nullopt.
+  std::function<std::optional<std::string>(AgentOptions&, std::string_view)> apply;
+  std::function<std::string(const AgentOptions&)> show;
+};
+
+std::span<const OptionSpec> option_table();
+const OptionSpec* find_option(std::string_view key);
+std::string flag_name(std::string_view key);  // "nvml_library" -> "nvml-library"
+
+// The per-GPU deadline in effect: the configured one, or 80% of the interval (at least 50 ms).
+std::chrono::milliseconds effective_deadline(const AgentOptions& options);
+
+}  // namespace gpuwatch

@@ -1,0 +1,124 @@
+#include <array>
+#include <string>
+
+#include "config/agent_options.h"
+#include "core/duration.h"
+
+namespace gpuwatch {
+namespace {
+
+using Apply = std::function<std::optional<std::string>(AgentOptions&, std::string_view)>;
+using Show = std::function<std::string(const AgentOptions&)>;
+
+Apply string_setter(std::string AgentOptions::*field) {
+  return [field](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
+    o.*field = std::string(v);
+    return std::nullopt;
+  };
+}
+Show string_getter(std::string AgentOptions::*field) {
+  return [field](const AgentOptions& o) { return o.*field; };
+}
+
+std::optional<std::string> apply_interval(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d) return "expected a duration such as 1s, 100ms or 10ms";
+  if (*d < std::chrono::milliseconds(10)) return "the interval must be at least 10ms";
+  o.interval = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || d->count() == 0) return "expected a positive duration such as 800ms";
+  o.deadline = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_naming(AgentOptions& o, std::string_view v) {
+  if (v == "native") o.naming = Naming::kNative;
+  else if (v == "dcgm") o.naming = Naming::kDcgm;
+  else return "expected native or dcgm";
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_hostname_label(AgentOptions& o, std::string_view v) {
+  if (v != "Hostname" && v != "hostname") return "expected Hostname (dcgm-exporter 3.x) or hostname (4.x)";
+  o.dcgm_hostname_label = std::string(v);
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_listen(AgentOptions& o, std::string_view v) {
+  const auto colon = v.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == v.size()) return "expected HOST:PORT, e.g. 0.0.0.0:19400 or [::1]:19400";
+  const std::string port(v.substr(colon + 1));
+  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535)
+    return "the port must be a number from 0 to 65535";
+  o.listen = std::string(v);
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_log_level(AgentOptions& o, std::string_view v) {
+  static constexpr std::array kLevels = {"debug", "info", "warn", "error"};
+  for (const char* level : kLevels) {
+    if (v == level) {
+      o.log_level = std::string(v);
+      return std::nullopt;
+    }
+  }
+  return "expected debug, info, warn or error";
+}
+
+const std::array<OptionSpec, 11>& table() {
+  static const std::array<OptionSpec, 11> kTable = {{
+      {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
+       string_getter(&AgentOptions::listen)},
+      {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
+       [](const AgentOptions& o) { return format_duration(o.interval); }},
+      {"deadline", "DURATION", "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)",
+       true, apply_deadline, [](const AgentOptions& o) { return format_duration(effective_deadline(o)); }},
+      {"nvml_library", "PATH", "NVML library to load (default libnvidia-ml.so.1; env GPUWATCH_NVML_LIB)", false,
+       string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
+      {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true, apply_naming,
+       [](const AgentOptions& o) { return std::string(o.naming == Naming::kDcgm ? "dcgm" : "native"); }},
+      {"dcgm_hostname_label", "Hostname|hostname", "Spelling of the hostname label in dcgm naming", true,
+       apply_hostname_label, string_getter(&AgentOptions::dcgm_hostname_label)},
+      {"proc_root", "DIR", "Where to read /proc from (process names, attribution)", false,
+       string_setter(&AgentOptions::proc_root), string_getter(&AgentOptions::proc_root)},
+      {"sysfs_root", "DIR", "Where to read /sys from", false, string_setter(&AgentOptions::sysfs_root),
+       string_getter(&AgentOptions::sysfs_root)},
+      {"hostname", "NAME", "Hostname to report (default: this machine's)", true,
+       string_setter(&AgentOptions::hostname), string_getter(&AgentOptions::hostname)},
+      {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,
+       string_setter(&AgentOptions::sim_scenario), string_getter(&AgentOptions::sim_scenario)},
+      {"log_level", "LEVEL", "debug, info, warn or error", true, apply_log_level,
+       string_getter(&AgentOptions::log_level)},
+  }};
+  return kTable;
+}
+
+}  // namespace
+
+std::span<const OptionSpec> option_table() { return table(); }
+
+const OptionSpec* find_option(std::string_view key) {
+  for (const auto& spec : table()) {
+    if (spec.key == key) return &spec;
+  }
+  return nullptr;
+}
+
+std::string flag_name(std::string_view key) {
+  std::string flag(key);
+  for (char& c : flag) {
+    if (c == '_') c = '-';
+  }
+  return flag;
+}
+
+std::chrono::milliseconds effective_deadline(const AgentOptions& options) {
+  if (options.deadline) return *options.deadline;
+  return std::max(std::chrono::milliseconds(50), options.interval * 8 / 10);
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,110 @@
+#include "config/config_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace gpuwatch {
+namespace {
+
+class ConfigFileTest : public ::testing::Test {
+ protected:
+  std::string write(const std::string& text) {
+    path_ = std::filesystem::temp_directory_path() /
+            ("gpuwatch-config-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml");
+    std::ofstream(path_) << text;
+    return path_.string();
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::filesystem::path path_;
+};
+
+TEST_F(ConfigFileTest, AppliesEveryKnownKey) {
+  AgentOptions o;
+  const auto errors = apply_config_file(write("listen: 127.0.0.1:9999\n"
+                                              "interval: 100ms\n"
+                                              "deadline: 50ms\n"
+                                              "naming: dcgm\n"
+                                              "dcgm_hostname_label: hostname\n"
+                                              "proc_root: /tmp/proc\n"
+                                              "log_level: debug\n"),
+                                        o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.listen, "127.0.0.1:9999");
+  EXPECT_EQ(o.interval, std::chrono::milliseconds(100));
+  EXPECT_EQ(effective_deadline(o), std::chrono::milliseconds(50));
+  EXPECT_EQ(o.naming, Naming::kDcgm);
+  EXPECT_EQ(o.dcgm_hostname_label, "hostname");
+  EXPECT_EQ(o.proc_root, "/tmp/proc");
+  EXPECT_EQ(o.log_level, "debug");
+}
+
+TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {
+  AgentOptions o;
+  const std::string path = write("interval: soon\n"
+                                 "intervall: 1s\n"
+                                 "naming: prometheus\n"
+                                 "listen: 0.0.0.0:19400\n");
+  const auto errors = apply_config_file(path, o);
+  ASSERT_EQ(errors.size(), 3U);
+  EXPECT_EQ(errors[0].to_string(), path + ":1:11: 'interval': expected a duration such as 1s, 100ms or 10ms, got 'soon'");
+  EXPECT_EQ(errors[1].to_string(), path + ":2:1: unknown key 'intervall' (did you mean 'interval'?)");
+  EXPECT_EQ(errors[2].line, 3);
+  EXPECT_NE(errors[2].message.find("expected native or dcgm"), std::string::npos);
+  // Valid keys are still applied.
+  EXPECT_EQ(o.listen, "0.0.0.0:19400");
+}
+
+TEST_F(ConfigFileTest, ReportsSyntaxErrorsWithPosition) {
+  AgentOptions o;
+  const std::string path = write("interval: 1s\nnaming: [dcgm\n");
+  const auto errors = apply_config_file(path, o);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_GE(errors[0].line, 2);
+  EXPECT_NE(errors[0].message.find("invalid YAML"), std::string::npos);
+}
+
+TEST_F(ConfigFileTest, RejectsNonScalarValuesAndNonMappingRoots) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("interval:\n  - 1s\n"), o);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_NE(errors[0].message.find("single value"), std::string::npos);
+  errors = apply_config_file(write("- listen\n"), o);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_NE(errors[0].message.find("expected a mapping"), std::string::npos);
+}
+
+TEST_F(ConfigFileTest, MissingFileIsAnError) {
+  AgentOptions o;
+  const auto errors = apply_config_file("/nonexistent/gpuwatch.yaml", o);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_NE(errors[0].message.find("cannot open"), std::string::npos);
+}
+
+TEST(OptionTable, EveryFlagHasAConfigKeyAndRoundTrips) {
+  AgentOptions defaults;
+  for (const auto& spec : option_table()) {
+    EXPECT_EQ(find_option(spec.key), &spec);
+    EXPECT_FALSE(spec.help.empty()) << spec.key;
+    // Showing a setting and applying it again leaves it unchanged (the value `config check` prints is valid).
+    AgentOptions copy = defaults;
+    const std::string shown = spec.show(copy);
+    if (!shown.empty()) {
+      EXPECT_EQ(spec.apply(copy, shown), std::nullopt) << spec.key << "=" << shown;
+      EXPECT_EQ(spec.show(copy), shown) << spec.key;
+    }
+  }
+  EXPECT_EQ(flag_name("nvml_library"), "nvml-library");
+}
+
+TEST(OptionTable, IntervalBelowTenMillisecondsIsRefused) {
+  AgentOptions o;
+  EXPECT_NE(find_option("interval")->apply(o, "5ms"), std::nullopt);
+  EXPECT_EQ(find_option("interval")->apply(o, "10ms"), std::nullopt);
+  EXPECT_EQ(effective_deadline(o), std::chrono::milliseconds(50));
+}
+
+}  // namespace
+}  // namespace gpuwatch
