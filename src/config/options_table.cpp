@@ -81,7 +81,7 @@ const std::array<OptionSpec, 11>& table() {
        string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
       {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true, apply_naming,
        [](const AgentOptions& o) { return std::string(o.naming == Naming::kDcgm ? "dcgm" : "native"); }},
-      {"dcgm_hostname_label", "Hostname|hostname", "Spelling of the hostname label in dcgm naming", true,
+      {"dcgm_hostname_label", "Hostname|hostname", "Spelling of the hostname label in dcgm naming", false,
        apply_hostname_label, string_getter(&AgentOptions::dcgm_hostname_label)},
       {"proc_root", "DIR", "Where to read /proc from (process names, attribution)", false,
        string_setter(&AgentOptions::proc_root), string_getter(&AgentOptions::proc_root)},

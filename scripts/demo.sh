@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `make demo`: runs the agent on a bundled simulated GPU node (libnvml-sim) and shows where to look.
+# Usage: scripts/demo.sh BUILD_DIR SCENARIO LISTEN   (DEMO_SECONDS=N stops it after N seconds; default: Ctrl-C)
+set -euo pipefail
+build=${1:-build}
+scenario=${2:-scenarios/incidents-8xh200.yaml}
+listen=${3:-127.0.0.1:19400}
+scale=${DEMO_TIME_SCALE:-10}
+
+gpuwatch="$build/gpuwatch"
+sim="$build/sim-lib/libnvidia-ml.so.1"
+proc_root="$build/demo-proc"
+[ -x "$gpuwatch" ] || { echo "demo: $gpuwatch is missing: run make build" >&2; exit 1; }
+[ -e "$sim" ] || { echo "demo: the simulator $sim is missing: run make build" >&2; exit 1; }
+
+# Every process that loads the simulator with the same epoch, scale and scenario sees the same GPUs at the
+# same moment: the agent and the `status` calls below agree.
+export GPUWATCH_SIM_EPOCH=$(date +%s)
+export GPUWATCH_SIM_TIME_SCALE=$scale
+common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root")
+
+"$gpuwatch" sim proc-tree "${common[@]}" >/dev/null
+
+"$gpuwatch" agent "${common[@]}" --listen "$listen" &
+agent=$!
+trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT INT TERM
+
+url="http://$listen"
+for _ in $(seq 1 100); do
+  curl -fsS "$url/readyz" >/dev/null 2>&1 && break
+  kill -0 $agent 2>/dev/null || { echo "demo: the agent exited" >&2; exit 1; }
+  sleep 0.1
+done
+
+cat <<TEXT
+
+gpuwatch is running on a simulated node: $scenario
+(scenario time runs ${scale}x faster than the clock, so its faults unfold within minutes)
+
+  metrics (Prometheus text)      curl -s $url/metrics
+  metrics (OpenMetrics)          curl -s -H 'Accept: application/openmetrics-text' $url/metrics
+  metrics (dcgm-exporter names)  curl -s '$url/metrics?naming=dcgm'
+  latest snapshot as JSON        curl -s $url/api/v1/gpus
+  liveness / readiness           curl -s $url/healthz ; curl -s $url/readyz
+  all endpoints                  $url/
+  status table                   GPUWATCH_SIM_EPOCH=$GPUWATCH_SIM_EPOCH GPUWATCH_SIM_TIME_SCALE=$scale \\
+                                   $gpuwatch status ${common[*]}
+
+TEXT
+echo "--- gpuwatch status, now ---"
+"$gpuwatch" status "${common[@]}" || true
+echo
+echo "--- a few lines of /metrics ---"
+curl -fsS "$url/metrics" | grep -E '^gpu_(up|utilization_ratio|power_watts|temperature_celsius)\{' | head -12 || true
+echo
+if [ -n "${DEMO_SECONDS:-}" ]; then
+  sleep "$DEMO_SECONDS"
+  echo "--- gpuwatch status after ${DEMO_SECONDS}s (scenario time +$((DEMO_SECONDS * scale))s) ---"
+  "$gpuwatch" status "${common[@]}" || true
+else
+  echo "Press Ctrl-C to stop the agent."
+  wait $agent
+fi

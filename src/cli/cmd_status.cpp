@@ -1,0 +1,95 @@
+// `gpuwatch status [--json]`: reads every GPU once and prints one table (or the JSON snapshot). The exit code
+// says how the node is: 0 healthy, 2 warning, 3 critical, 4 no GPU or no driver.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "cli/agent_flags.h"
+#include "cli/commands.h"
+#include "cli/simulator_setup.h"
+#include "cli/status_table.h"
+#include "collector/collector.h"
+#include "config/agent_options.h"
+#include "core/health.h"
+#include "http/json_api.h"
+
+namespace gpuwatch {
+namespace {
+
+struct StatusArgs {
+  bool json = false;
+  std::unique_ptr<AgentFlags> flags;
+};
+
+int exit_code_for(const Snapshot& snap) {
+  if (snap.devices.empty()) return kExitNoGpu;
+  int code = kExitOk;
+  for (const auto& device : snap.devices) {
+    switch (assess_health(device).verdict) {
+      case HealthVerdict::kCritical: return kExitCritical;
+      case HealthVerdict::kWarning: code = kExitWarning; break;
+      case HealthVerdict::kHealthy: break;
+    }
+  }
+  return code;
+}
+
+void explain_no_gpu(const Snapshot& snap, const AgentOptions& options) {
+  if (!snap.source_error.empty()) {
+    std::cerr << "gpuwatch: no GPU could be read: " << snap.source_error << "\n";
+  } else {
+    std::cerr << "gpuwatch: NVML answered but reports no GPU";
+    if (!snap.node.nvml_library.empty()) std::cerr << " (library " << snap.node.nvml_library << ")";
+    std::cerr << ".\n";
+  }
+  if (options.nvml_library.empty()) {
+    std::cerr << "  Is the NVIDIA driver installed and loaded (lsmod | grep nvidia)? To use another NVML library,\n"
+                 "  pass --nvml-lib PATH or set GPUWATCH_NVML_LIB; to try gpuwatch without a GPU, run make demo.\n";
+  }
+}
+
+int run_status(const StatusArgs& args) {
+  AgentOptions options;
+  if (!args.flags->resolve(options)) return kExitUsage;
+  if (auto problem = prepare_simulator(options); !problem.empty()) {
+    std::cerr << "gpuwatch: " << problem << "\n";
+    return kExitUsage;
+  }
+  CollectorOptions copts;
+  copts.nvml_library = options.nvml_library;
+  copts.interval = options.interval;
+  copts.deadline = effective_deadline(options);
+  copts.proc_root = options.proc_root;
+  copts.hostname = options.hostname;
+  Collector collector(copts);
+  collector.tick();
+  // GPM ratios (SM active, tensor, DRAM) come from two samples at least 100 ms apart: read once more.
+  if (collector.ready()) {
+    collector.clock().sleep_until_ms(collector.clock().now_ms() + 150);
+    collector.tick();
+  }
+  const SnapshotPtr snap = collector.latest();
+  if (args.json) {
+    std::cout << snapshot_to_json(*snap).dump(2) << "\n";
+  } else {
+    const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    if (!snap->devices.empty()) std::cout << render_status_table(*snap, StatusTableStyle{colour});
+  }
+  const int code = exit_code_for(*snap);
+  if (code == kExitNoGpu) explain_no_gpu(*snap, options);
+  return code;
+}
+
+}  // namespace
+
+void add_status_command(CLI::App& app, CommandAction& action) {
+  CLI::App* status = app.add_subcommand("status", "Read every GPU once and print a table (exit code = health)");
+  auto args = std::make_shared<StatusArgs>();
+  status->add_flag("--json", args->json, "Print the snapshot as JSON (schema: docs/metrics.md)");
+  args->flags = std::make_unique<AgentFlags>(*status);
+  status->callback([&action, args] { action = [args] { return run_status(*args); }; });
+}
+
+}  // namespace gpuwatch

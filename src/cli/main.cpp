@@ -1,0 +1,26 @@
+// gpuwatch: one binary, one subcommand per job (agent, status, config, sim).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpuwatch: measures every GPU on this host and explains what it sees"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);
+
+  gpuwatch::CommandAction action;
+  gpuwatch::add_agent_command(app, action);
+  gpuwatch::add_status_command(app, action);
+  gpuwatch::add_config_command(app, action);
+  gpuwatch::add_sim_command(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? gpuwatch::kExitOk : gpuwatch::kExitUsage;
+  }
+  return action ? action() : gpuwatch::kExitUsage;
+}

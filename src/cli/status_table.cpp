@@ -1,0 +1,184 @@
+#include "cli/status_table.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string_view>
+#include <vector>
+
+#include "core/health.h"
+
+namespace gpuwatch {
+namespace {
+
+constexpr std::string_view kReset = "\033[0m", kBold = "\033[1m", kGreen = "\033[32m", kYellow = "\033[33m",
+                           kRed = "\033[31m", kDim = "\033[2m";
+
+std::string fmt(const char* format, double a, double b = 0) {
+  std::array<char, 64> buf{};
+  std::snprintf(buf.data(), buf.size(), format, a, b);
+  return buf.data();
+}
+
+std::optional<double> value(const DeviceSnapshot& d, Metric m, std::string_view label0 = {}) {
+  const Sample* s = d.find(m, label0);
+  return s ? std::optional<double>(s->value) : std::nullopt;
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string memory_cell(const DeviceSnapshot& d) {
+  auto used = value(d, Metric::kMemoryUsed), total = value(d, Metric::kMemoryTotal);
+  if (!used || !total) return "-";
+  return fmt("%.1f/%.1f GiB", *used / kGiB, *total / kGiB);
+}
+
+std::string power_cell(const DeviceSnapshot& d) {
+  auto power = value(d, Metric::kPower), limit = value(d, Metric::kPowerLimit);
+  if (!power) return "-";
+  return limit ? fmt("%.0f/%.0f W", *power, *limit) : fmt("%.0f W", *power);
+}
+
+std::string clock_cell(const DeviceSnapshot& d) {
+  auto sm = value(d, Metric::kClock, "sm"), max = value(d, Metric::kClockMax, "sm");
+  if (!sm) return "-";
+  return max ? fmt("%.0f/%.0f MHz", *sm / 1e6, *max / 1e6) : fmt("%.0f MHz", *sm / 1e6);
+}
+
+std::string throttle_cell(const DeviceSnapshot& d) {
+  std::string reasons;
+  for (const auto& s : d.samples) {
+    // gpu_idle is the normal state of an idle GPU, not worth a column.
+    if (s.metric == Metric::kClockEventActive && s.value > 0 && s.labels[0] != "gpu_idle") {
+      if (!reasons.empty()) reasons += ",";
+      reasons += s.labels[0];
+    }
+  }
+  return reasons.empty() ? "none" : reasons;
+}
+
+std::string pcie_cell(const DeviceSnapshot& d) {
+  auto gen = value(d, Metric::kPcieLinkGeneration), width = value(d, Metric::kPcieLinkWidth);
+  if (!gen || !width) return "-";
+  return fmt("gen%.0f x%.0f", *gen, *width);
+}
+
+std::string ecc_cell(const DeviceSnapshot& d) {
+  std::optional<double> corrected, uncorrected;
+  for (const auto& s : d.samples) {
+    if (s.metric != Metric::kEccErrors || s.labels[1] != "volatile") continue;
+    (s.labels[0] == "corrected" ? corrected : uncorrected) = s.value;
+  }
+  if (!corrected && !uncorrected) return "-";
+  return fmt("%.0f/%.0f", corrected.value_or(0), uncorrected.value_or(0));
+}
+
+std::string util_cell(const DeviceSnapshot& d) {
+  auto u = value(d, Metric::kUtilization);
+  if (u) return fmt("%.0f%%", *u * 100);
+  // NVML reports no utilization for MIG instances; GPM's SM activity is the nearest measure where present.
+  if (auto sm = value(d, Metric::kSmActive)) return fmt("sm %.0f%%", *sm * 100);
+  return d.identity.is_mig_instance ? "n/a(MIG)" : "-";
+}
+
+std::string temp_cell(const DeviceSnapshot& d) {
+  auto t = value(d, Metric::kTemperature);
+  return t ? fmt("%.0f C", *t) : "-";
+}
+
+std::string gpu_cell(const DeviceSnapshot& d) {
+  if (!d.identity.is_mig_instance) return std::to_string(d.identity.index);
+  return std::to_string(d.identity.index) + "/" + std::to_string(d.identity.gpu_instance_id) + "/" +
+         std::to_string(d.identity.compute_instance_id);
+}
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row, std::string_view colour = {}) {
+    rows_.push_back(std::move(row));
+    colours_.resize(rows_.size());
+    colours_.back() = colour;
+  }
+  std::string render(bool use_colour) const {
+    std::vector<std::size_t> widths;
+    for (const auto& row : rows_) {
+      widths.resize(std::max(widths.size(), row.size()));
+      for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      std::string_view colour = r == 0 ? kBold : (r < colours_.size() ? colours_[r] : std::string_view{});
+      if (use_colour && !colour.empty()) out += colour;
+      for (std::size_t i = 0; i < rows_[r].size(); ++i) {
+        out += rows_[r][i];
+        if (i + 1 < rows_[r].size()) out.append(widths[i] - rows_[r][i].size() + 2, ' ');
+      }
+      if (use_colour && !colour.empty()) out += kReset;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::string_view> colours_;
+};
+
+std::string_view verdict_colour(HealthVerdict v) {
+  switch (v) {
+    case HealthVerdict::kHealthy: return kGreen;
+    case HealthVerdict::kWarning: return kYellow;
+    case HealthVerdict::kCritical: return kRed;
+  }
+  return {};
+}
+
+std::string size_cell(const std::optional<double>& bytes) {
+  if (!bytes) return "-";
+  return *bytes >= kGiB ? fmt("%.1f GiB", *bytes / kGiB) : fmt("%.0f MiB", *bytes / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::string render_status_table(const Snapshot& snap, const StatusTableStyle& style) {
+  std::string out;
+  out += "node " + (snap.node.hostname.empty() ? std::string("?") : snap.node.hostname);
+  if (!snap.node.driver_version.empty()) out += "  driver " + snap.node.driver_version;
+  if (!snap.node.cuda_driver_version.empty()) out += "  CUDA " + snap.node.cuda_driver_version;
+  out += "  " + std::to_string(snap.devices.size()) + " device(s)\n\n";
+
+  Table gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u", "HEALTH"});
+  for (const auto& d : snap.devices) {
+    const Health health = assess_health(d);
+    std::string verdict = to_string(health.verdict);
+    if (!health.reasons.empty()) verdict += ": " + health.reasons.front();
+    if (health.reasons.size() > 1) verdict += " (+" + std::to_string(health.reasons.size() - 1) + " more)";
+    const bool lost = d.state == DeviceState::kLost;
+    gpus.add({gpu_cell(d), d.identity.name, lost ? "-" : util_cell(d), lost ? "-" : memory_cell(d),
+              lost ? "-" : temp_cell(d), lost ? "-" : power_cell(d), lost ? "-" : clock_cell(d),
+              lost ? "-" : throttle_cell(d), lost ? "-" : pcie_cell(d), lost ? "-" : ecc_cell(d), verdict},
+             verdict_colour(health.verdict));
+  }
+  out += gpus.render(style.colour);
+
+  Table procs({"GPU", "PID", "NAME", "TYPE", "MEMORY", "SM"});
+  std::size_t process_count = 0;
+  for (const auto& d : snap.devices) {
+    for (const auto& p : d.processes) {
+      ++process_count;
+      procs.add({gpu_cell(d), std::to_string(p.pid), p.name.empty() ? "?" : p.name, p.type,
+                 size_cell(p.used_memory_bytes), p.sm_utilization ? fmt("%.0f%%", *p.sm_utilization * 100) : "-"});
+    }
+  }
+  out += "\n";
+  if (process_count == 0) {
+    out += style.colour ? std::string(kDim) + "no processes on any GPU" + std::string(kReset) + "\n"
+                        : "no processes on any GPU\n";
+  } else {
+    out += procs.render(style.colour);
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,214 @@
+// The agent as a process, on the simulator: what it serves, how it stops, and how it degrades.
+#include <httplib.h>
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "run_process.h"
+
+namespace gpuwatch::test {
+namespace {
+
+const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
+const std::string kScenarios = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/";
+constexpr auto kStartupLimit = std::chrono::seconds(20);
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/gpuwatch-agent-test-" + std::to_string(::getpid()) + "-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A running agent listening on a free loopback port, found from its start-up log line.
+class Agent {
+ public:
+  explicit Agent(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+    std::vector<std::string> argv = {kBinary, "agent", "--listen", "127.0.0.1:0"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600));
+    process_ = std::make_unique<BackgroundProcess>(argv, env);
+    const std::regex port_line(R"(\(port (\d+)\))");
+    const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::smatch m;
+      const std::string log = process_->stderr_text();
+      if (std::regex_search(log, m, port_line)) {
+        port_ = std::stoi(m[1]);
+        return;
+      }
+      if (auto code = process_->wait_exit(std::chrono::milliseconds(20))) {
+        exit_code_ = code;
+        return;
+      }
+    }
+  }
+  int port() const { return port_; }
+  std::optional<int> early_exit() const { return exit_code_; }
+  BackgroundProcess& process() { return *process_; }
+
+  httplib::Result get(const std::string& path, const httplib::Headers& headers = {}) const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(5, 0);
+    return client.Get(path.c_str(), headers);
+  }
+  // Polls until `path` answers `status` (the agent works in wall time; there is no scenario clock to advance).
+  bool wait_for_status(const std::string& path, int status) const {
+    const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto r = get(path);
+      if (r && r->status == status) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+ private:
+  std::unique_ptr<BackgroundProcess> process_;
+  int port_ = 0;
+  std::optional<int> exit_code_;
+};
+
+TEST(Agent, ServesMetricsThatPromtoolAcceptsWithoutAnyFinding) {
+  Agent agent({"--sim-scenario", kScenarios + "incidents-8xh200.yaml"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
+  auto r = agent.get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  const std::string path = temp_file("metrics.prom", r->body);
+  auto check = run_process({"/bin/sh", "-c", "promtool check metrics < " + path});
+  std::remove(path.c_str());
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out + check.err, "") << "promtool must report no finding at all";
+  // One GPU fell off the bus an hour ago: it is down, the other seven are up.
+  const std::string body = r->body;
+  const std::regex gpu_up(R"(\ngpu_up\{[^}]*\} ([01])\n)");
+  int up = 0, down = 0;
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), gpu_up);
+       it != std::sregex_iterator(); ++it) {
+    ((*it)[1] == "1" ? up : down)++;
+  }
+  EXPECT_EQ(up, 7);
+  EXPECT_EQ(down, 1);
+}
+
+TEST(Agent, NegotiatesOpenMetricsGzipAndDcgmNaming) {
+  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
+  auto om = agent.get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}});
+  ASSERT_TRUE(om);
+  EXPECT_NE(om->get_header_value("Content-Type").find("application/openmetrics-text"), std::string::npos);
+  EXPECT_TRUE(om->body.ends_with("# EOF\n"));
+  auto gz = agent.get("/metrics", {{"Accept-Encoding", "gzip"}});
+  ASSERT_TRUE(gz);  // httplib decompresses; the header says what was sent
+  EXPECT_EQ(gz->get_header_value("Content-Encoding"), "gzip");
+  auto dcgm = agent.get("/metrics?naming=dcgm");
+  ASSERT_TRUE(dcgm);
+  EXPECT_NE(dcgm->body.find("DCGM_FI_DEV_GPU_UTIL{"), std::string::npos);
+  auto json = agent.get("/api/v1/gpus");
+  ASSERT_TRUE(json);
+  EXPECT_EQ(json->status, 200);
+  EXPECT_NE(json->body.find("\"devices\""), std::string::npos);
+}
+
+TEST(Agent, StopsCleanlyOnSigterm) {
+  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
+  agent.process().signal(SIGTERM);
+  EXPECT_EQ(agent.process().wait_exit(std::chrono::seconds(10)), 0) << agent.process().stderr_text();
+}
+
+TEST(Agent, KeepsServingWhileTheDriverHangsAndStillStops) {
+  const std::string scenario = temp_file("hang.yaml",
+                                         "node: {seed: 3}\n"
+                                         "devices:\n  - {model: H200, count: 2}\n"
+                                         "faults:\n  - {type: driver_hang, at: 0s}\n");
+  Agent agent({"--sim-scenario", scenario, "--interval", "100ms"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_for_status("/healthz", 200));
+  auto metrics = agent.get("/metrics");
+  ASSERT_TRUE(metrics) << "a hung driver must not hang a scrape";
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("gpuwatch_build_info"), std::string::npos);
+  auto ready = agent.get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503) << "never had a complete collection";
+  agent.process().signal(SIGTERM);
+  EXPECT_TRUE(agent.process().wait_exit(std::chrono::seconds(10)).has_value()) << "shutdown must not wait on the hang";
+  std::remove(scenario.c_str());
+}
+
+TEST(Agent, MarksOnlyTheHungGpuStale) {
+  const std::string scenario = temp_file("hung-call.yaml",
+                                         "node: {seed: 3}\n"
+                                         "devices:\n  - {model: H200, count: 2}\n"
+                                         "faults:\n  - {type: hung_call, gpu: 1, at: 0s}\n");
+  Agent agent({"--sim-scenario", scenario, "--interval", "100ms", "--deadline", "50ms"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_for_status("/healthz", 200));
+  const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
+  std::string body;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = agent.get("/metrics");
+    if (r && r->body.find("gpu_up{gpu=\"0\"") != std::string::npos) {
+      body = r->body;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(body.find("gpu_utilization_ratio{gpu=\"0\""), std::string::npos) << body;
+  EXPECT_EQ(body.find("gpu_utilization_ratio{gpu=\"1\""), std::string::npos) << "GPU 1 was never read";
+  agent.process().signal(SIGTERM);
+  EXPECT_TRUE(agent.process().wait_exit(std::chrono::seconds(10)).has_value());
+  std::remove(scenario.c_str());
+}
+
+TEST(Agent, WithoutALibraryServesItsOwnMetricsAndIsNotReady) {
+  Agent agent({"--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  auto ready = agent.get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 503);
+  auto metrics = agent.get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("gpuwatch_build_info"), std::string::npos);
+  EXPECT_NE(agent.process().stderr_text().find("/nonexistent/libnvidia-ml.so.1"), std::string::npos);
+}
+
+TEST(Agent, ReportsATakenPortAndExits) {
+  Agent first({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  ASSERT_GT(first.port(), 0);
+  auto second = run_process({kBinary, "agent", "--sim-scenario", kScenarios + "healthy-8xh200.yaml", "--listen",
+                             "127.0.0.1:" + std::to_string(first.port())});
+  EXPECT_EQ(second.exit_code, 5);
+  EXPECT_NE(second.err.find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << second.err;
+}
+
+TEST(Agent, SighupReloadsTheNaming) {
+  const std::string config = temp_file("reload.yaml", "naming: native\n");
+  Agent agent({"--config", config, "--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
+  ASSERT_NE(agent.get("/metrics")->body.find("gpu_utilization_ratio"), std::string::npos);
+  std::ofstream(config) << "naming: dcgm\n";
+  agent.process().signal(SIGHUP);
+  bool switched = false;
+  const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
+  while (!switched && std::chrono::steady_clock::now() < deadline) {
+    auto r = agent.get("/metrics");
+    switched = r && r->body.find("DCGM_FI_DEV_GPU_UTIL") != std::string::npos;
+    if (!switched) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(switched) << agent.process().stderr_text();
+  std::remove(config.c_str());
+}
+
+}  // namespace
+}  // namespace gpuwatch::test

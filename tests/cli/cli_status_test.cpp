@@ -1,0 +1,95 @@
+// `gpuwatch status` and `gpuwatch config check` as a user runs them, on the simulator.
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace gpuwatch::test {
+namespace {
+
+const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
+const std::string kScenarios = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/";
+
+// Scaled mode with the epoch an hour ago: scenario time is one hour in, every incident has happened.
+std::map<std::string, std::string> one_hour_in() {
+  return {{"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}, {"NO_COLOR", "1"}};
+}
+
+TEST(StatusCommand, HealthyNodeExitsZeroAndListsEveryGpu) {
+  auto r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "healthy-8xh200.yaml"}, one_hour_in());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (int gpu = 0; gpu < 8; ++gpu) {
+    EXPECT_NE(r.out.find("\n" + std::to_string(gpu) + "    NVIDIA H200"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(r.out.find("critical"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\033["), std::string::npos) << "no colour when piped";
+}
+
+TEST(StatusCommand, IncidentsNodeIsCriticalAndNamesTheFaults) {
+  auto r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "incidents-8xh200.yaml"}, one_hour_in());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("GPU is lost"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("uncorrectable ECC"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("x8, below its maximum x16"), std::string::npos) << r.out;
+}
+
+TEST(StatusCommand, JsonListsEightGpusWithTheLostOneMarked) {
+  auto r = run_process({kBinary, "status", "--json", "--sim-scenario", kScenarios + "incidents-8xh200.yaml"},
+                       one_hour_in());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("devices").size(), 8U);
+  int lost = 0;
+  for (const auto& d : doc.at("devices")) {
+    if (d.at("state") == "lost") ++lost;
+  }
+  EXPECT_EQ(lost, 1);
+  EXPECT_TRUE(doc.contains("schema_version"));
+}
+
+TEST(StatusCommand, MissingLibraryExplainsWhatWasTried) {
+  auto r = run_process({kBinary, "status", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << r.err;
+}
+
+TEST(StatusCommand, MalformedScenarioIsReportedWithFileAndLine) {
+  auto r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "tests/bad-unknown-key.yaml"});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("bad-unknown-key.yaml:"), std::string::npos) << r.err;
+}
+
+TEST(StatusCommand, BadFlagIsAUsageError) {
+  auto r = run_process({kBinary, "status", "--interval", "soon"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
+}
+
+TEST(ConfigCommand, CheckReportsEveryErrorWithPosition) {
+  const std::string path = "/tmp/gpuwatch-cli-config-" + std::to_string(::getpid()) + ".yaml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("listen: 127.0.0.1:19400\nintreval: 1s\nnaming: dcgmm\n", f);
+  std::fclose(f);
+  auto r = run_process({kBinary, "config", "check", path});
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(path + ":2:1: unknown key 'intreval' (did you mean 'interval'?)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path + ":3:9: 'naming': expected native or dcgm"), std::string::npos) << r.err;
+}
+
+TEST(ConfigCommand, CheckAcceptsAValidFileAndPrintsTheSettings) {
+  const std::string path = "/tmp/gpuwatch-cli-config-ok-" + std::to_string(::getpid()) + ".yaml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("interval: 250ms\nnaming: dcgm\n", f);
+  std::fclose(f);
+  auto r = run_process({kBinary, "config", "check", path});
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("interval: 250ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("naming: dcgm"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace gpuwatch::test

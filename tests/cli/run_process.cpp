@@ -1,0 +1,126 @@
+#include "run_process.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace gpuwatch::test {
+namespace {
+
+std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> all;
+  for (char** e = environ; *e; ++e) {
+    std::string entry(*e);
+    const auto eq = entry.find('=');
+    if (eq != std::string::npos) all[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [k, v] : extra) all[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : all) out.push_back(k + "=" + v);
+  return out;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+std::string temp_path(const char* what) {
+  std::string pattern = std::string("/tmp/gpuwatch-test-") + what + "-XXXXXX";
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) throw std::runtime_error("mkstemp failed");
+  ::close(fd);
+  return pattern;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            const std::string& out_path, const std::string& err_path) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_TRUNC, 0600);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> envs = merged_environment(env);
+  auto argp = pointers(args);
+  auto envp = pointers(envs);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, argp[0], &actions, nullptr, argp.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("posix_spawn " + argv[0] + " failed");
+  return pid;
+}
+
+std::optional<int> wait_for(pid_t pid, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    // Polling a child's exit; the child runs in wall time, there is no scenario clock to advance here.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                          std::chrono::seconds timeout) {
+  const std::string out_path = temp_path("out"), err_path = temp_path("err");
+  const pid_t pid = spawn(argv, env, out_path, err_path);
+  ProcessResult result;
+  auto code = wait_for(pid, timeout);
+  if (!code) {
+    ::kill(pid, SIGKILL);
+    code = wait_for(pid, std::chrono::seconds(5));
+  }
+  result.exit_code = code && *code >= 0 ? *code : -1;
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  ::unlink(out_path.c_str());
+  ::unlink(err_path.c_str());
+  return result;
+}
+
+BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
+                                     const std::map<std::string, std::string>& env)
+    : stderr_path_(temp_path("bg-err")) {
+  pid_ = spawn(argv, env, "/dev/null", stderr_path_);
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (!reaped_) {
+    ::kill(pid_, SIGKILL);
+    wait_for(pid_, std::chrono::seconds(5));
+  }
+  ::unlink(stderr_path_.c_str());
+}
+
+std::optional<int> BackgroundProcess::wait_exit(std::chrono::milliseconds timeout) {
+  auto code = wait_for(pid_, timeout);
+  if (code) reaped_ = true;
+  return code;
+}
+
+std::string BackgroundProcess::stderr_text() const { return slurp(stderr_path_); }
+
+}  // namespace gpuwatch::test

@@ -1,0 +1,45 @@
+// Runs the gpuwatch binary as a child process for end-to-end tests: captures its output and exit code, or
+// keeps it running in the background (killed on destruction).
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuwatch::test {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string out;     // stdout
+  std::string err;     // stderr
+};
+
+// Runs to completion (killed after `timeout`); `env` entries are added to the current environment.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                          std::chrono::seconds timeout = std::chrono::seconds(60));
+
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  // Waits up to `timeout` for the process to exit; returns its exit code (-signal when killed), nullopt on timeout.
+  std::optional<int> wait_exit(std::chrono::milliseconds timeout);
+  std::string stderr_text() const;
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  std::string stderr_path_;
+};
+
+}  // namespace gpuwatch::test
