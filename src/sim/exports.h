@@ -1,0 +1,23 @@
+// Declarations of every symbol libnvml-sim exports, generated from the one NVML symbol table: a definition
+// whose signature differs from the table's fails to compile, and exports.cpp takes the address of each
+// one, so a missing definition fails to link.
+#pragma once
+
+#include "sources/nvml/nvml_symbols.h"
+
+#define GPUWATCH_SIM_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+
+#define GPUWATCH_SIM_DECLARE(name, required, ret, params) GPUWATCH_SIM_EXPORT ret name params;
+GPUWATCH_NVML_SYMBOLS(GPUWATCH_SIM_DECLARE)
+#undef GPUWATCH_SIM_DECLARE
+
+// Simulator-only entry points.
+GPUWATCH_SIM_EXPORT int gpuwatchSimGetTime(double* unix_seconds);
+GPUWATCH_SIM_EXPORT int gpuwatchSimSetTime(double unix_seconds);
+GPUWATCH_SIM_EXPORT int gpuwatchSimIsLockstep(int* lockstep);
+GPUWATCH_SIM_EXPORT int gpuwatchSimLastError(char* buf, unsigned len);
+GPUWATCH_SIM_EXPORT int gpuwatchSimWriteProcTree(const char* dir);
+
+}  // extern "C"

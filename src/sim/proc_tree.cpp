@@ -1,0 +1,72 @@
+// gpuwatchSimWriteProcTree: a fake /proc with the scenario's processes (comm, cmdline, cgroup, status, maps),
+// so the agent's process attribution can run against the same scenario as its NVML readings.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "sim/api_support.h"
+
+using namespace gpuwatch::sim;
+
+namespace {
+
+bool write_file(const std::filesystem::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  return static_cast<bool>(out);
+}
+
+std::string maps_text(const ProcessSpec& p, const std::string& driver_version) {
+  std::vector<std::string> libraries = p.libraries;
+  if (libraries.empty()) libraries.push_back("/usr/lib/x86_64-linux-gnu/libcuda.so." + driver_version);
+  std::string text;
+  unsigned long long base = 0x7f0000000000ULL + (static_cast<unsigned long long>(p.pid) << 24);
+  unsigned long inode = 1000000 + p.pid * 16UL;
+  for (const auto& lib : libraries) {
+    // Each library maps as text then data, as the dynamic loader lays it out.
+    const char* perms[] = {"r-xp", "rw-p"};
+    for (int seg = 0; seg < 2; ++seg) {
+      char line[512];
+      std::snprintf(line, sizeof line, "%012llx-%012llx %s %08llx 08:01 %lu %s\n", base, base + 0x200000,
+                    perms[seg], static_cast<unsigned long long>(seg) * 0x200000, inode, lib.c_str());
+      text += line;
+      base += 0x200000;
+    }
+    ++inode;
+  }
+  return text;
+}
+
+nvmlReturn_t write_process(const std::filesystem::path& root, const ProcessSpec& p,
+                           const std::string& driver_version) {
+  const std::filesystem::path dir = root / std::to_string(p.pid);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return NVML_ERROR_OPERATING_SYSTEM;
+  std::string cmdline;
+  for (const auto& arg : p.cmdline) cmdline += arg + '\0';
+  const std::string cgroup = p.cgroup.empty() ? "/user.slice/user-1000.slice/session-1.scope" : p.cgroup;
+  const std::string comm = p.name.substr(0, 15);
+  const std::string status = "Name:\t" + comm + "\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t" +
+                             std::to_string(p.pid) + "\nPid:\t" + std::to_string(p.pid) + "\nPPid:\t" +
+                             std::to_string(p.ppid) + "\n";
+  const bool ok = write_file(dir / "comm", comm + "\n") && write_file(dir / "cmdline", cmdline) &&
+                  write_file(dir / "cgroup", "0::" + cgroup + "\n") && write_file(dir / "status", status) &&
+                  write_file(dir / "maps", maps_text(p, driver_version));
+  return ok ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
+}
+
+}  // namespace
+
+extern "C" int gpuwatchSimWriteProcTree(const char* dir) {
+  return guarded([&]() -> nvmlReturn_t {
+    if (!dir || !*dir) return NVML_ERROR_INVALID_ARGUMENT;
+    const auto node = sim().node();
+    if (!node) return NVML_ERROR_UNINITIALIZED;
+    for (const auto& p : node->scenario.processes)
+      if (const nvmlReturn_t r = write_process(dir, p, node->scenario.node.driver_version); r != NVML_SUCCESS)
+        return r;
+    return NVML_SUCCESS;
+  });
+}

@@ -1,0 +1,131 @@
+// A scenario as the simulator uses it, after loading and validation: the node, its GPUs, the processes
+// on them and the timed faults. All times are seconds of scenario time since the scenario's start.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/gpu_models.h"
+
+namespace gpuwatch::sim {
+
+constexpr double kForever = std::numeric_limits<double>::infinity();
+
+// A value over time: piecewise segments (each holds from `at`, reached linearly over `ramp`), plus
+// periodic waves, plus deterministic noise, clamped to [min, max].
+struct Segment {
+  double at = 0;
+  double value = 0;
+  double ramp = 0;
+};
+enum class Wave { kSine, kSquare, kSawtooth };
+struct Periodic {
+  double period = 60;
+  double amplitude = 0;
+  double phase = 0;  // seconds
+  Wave wave = Wave::kSine;
+};
+struct Shape {
+  std::vector<Segment> segments;
+  std::vector<Periodic> periodic;
+  double noise = 0;
+  double min = 0;
+  double max = std::numeric_limits<double>::infinity();
+  bool set = false;  // false when the scenario did not give this shape
+};
+
+struct MigInstance {
+  const MigProfile* profile = nullptr;
+  unsigned gpu_instance_id = 0;
+};
+
+struct DeviceSpec {
+  const GpuModel* model = nullptr;
+  unsigned long long memory_bytes = 0;
+  double power_limit_w = 0;
+  unsigned pcie_gen = 0;
+  unsigned pcie_width = 0;
+  bool mig_enabled = false;
+  std::vector<MigInstance> mig;
+  Shape utilization;  // percent
+  Shape memory;       // bytes used besides the listed processes
+};
+
+enum class ProcessType { kCompute, kGraphics };
+enum class ProcessExit { kNormal, kOom, kKilled };
+
+struct ProcessSpec {
+  unsigned pid = 0;
+  unsigned ppid = 1;
+  unsigned gpu = 0;
+  int mig = -1;  // instance index on that GPU, -1 for the whole GPU
+  std::string name;
+  std::vector<std::string> cmdline;
+  double start = 0;
+  double stop = kForever;
+  Shape memory;   // bytes
+  Shape sm_util;  // percent
+  ProcessType type = ProcessType::kCompute;
+  std::string cgroup;
+  std::vector<std::string> libraries;
+  ProcessExit exit = ProcessExit::kNormal;
+};
+
+enum class FaultKind {
+  kThermalThrottle,
+  kPowerCap,
+  kMemoryLeak,
+  kProcessOom,
+  kXid,
+  kFallOffBus,
+  kEccSbe,
+  kEccDbe,
+  kRowRemap,
+  kPcieReplays,
+  kLinkDowntrain,
+  kHungCall,
+  kDriverHang,
+};
+
+struct Fault {
+  FaultKind kind = FaultKind::kXid;
+  int gpu = -1;  // -1 only for driver_hang
+  double at = 0;
+  double duration = kForever;
+  double rate = 0;     // per second: bytes (leak, oom) or counts (ecc_sbe, pcie_replays)
+  unsigned code = 0;   // xid
+  unsigned pid = 0;    // memory_leak, process_oom, optional for xid
+  double limit_w = 0;  // power_cap
+  bool brake = false;  // power_cap: hardware power brake
+  unsigned width = 0;  // link_downtrain
+  unsigned gen = 0;    // link_downtrain
+  unsigned correctable = 0, uncorrectable = 0;  // row_remap
+  bool pending = false, failure = false;        // row_remap
+  unsigned count = 1;                           // ecc_dbe
+  double end() const { return at + duration; }
+  bool active(double t) const { return t >= at && t < end(); }
+};
+
+struct NodeSpec {
+  std::string hostname = "sim-node";
+  std::string driver_version = "550.54.15";
+  int cuda_driver_version = 12040;
+  std::string nvml_version = "12.550.54.15";
+  std::uint64_t seed = 1;
+  double time_scale = 1;
+  bool lockstep = false;
+  std::optional<double> start_unix;
+};
+
+struct Scenario {
+  std::string source;  // file name, or "built-in"
+  NodeSpec node;
+  std::vector<DeviceSpec> devices;
+  std::vector<ProcessSpec> processes;
+  std::vector<Fault> faults;
+};
+
+}  // namespace gpuwatch::sim

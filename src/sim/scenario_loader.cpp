@@ -1,0 +1,285 @@
+#include "sim/scenario_loader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gpuwatch::sim {
+namespace {
+
+// "2025-03-01T12:00:00Z", "2025-03-01T12:00:00.5+02:00".
+std::optional<double> parse_rfc3339(const std::string& s) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, n = 0;
+  double sec = 0;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
+    return std::nullopt;
+  std::string zone = s.substr(static_cast<std::size_t>(n));
+  int offset = 0;
+  if (zone == "Z" || zone == "z") {
+    offset = 0;
+  } else {
+    int oh = 0, om = 0;
+    char sign = 0;
+    if (std::sscanf(zone.c_str(), "%c%2d:%2d", &sign, &oh, &om) != 3 || (sign != '+' && sign != '-'))
+      return std::nullopt;
+    offset = (sign == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  return static_cast<double>(timegm(&tm)) + sec - offset;
+}
+
+void read_node(const YamlReader& in, const YAML::Node& node, NodeSpec& out) {
+  in.expect_map(node, "node",
+                {"hostname", "driver_version", "cuda_driver_version", "nvml_version", "seed", "time_scale",
+                 "mode", "start"});
+  bool nvml_given = false;
+  for (const auto& e : node) {
+    const std::string key = e.first.Scalar();
+    const YAML::Node& v = e.second;
+    if (key == "hostname") out.hostname = in.text(v, "hostname");
+    if (key == "driver_version") out.driver_version = in.text(v, "driver_version");
+    if (key == "nvml_version") {
+      out.nvml_version = in.text(v, "nvml_version");
+      nvml_given = true;
+    }
+    if (key == "seed") out.seed = in.whole(v, "seed");
+    if (key == "time_scale") {
+      out.time_scale = in.number(v, "time_scale");
+      if (out.time_scale <= 0) in.fail(v, "expected time_scale > 0");
+    }
+    if (key == "cuda_driver_version") {
+      const std::string s = in.text(v, "cuda_driver_version");
+      int major = 0, minor = 0;
+      if (std::sscanf(s.c_str(), "%d.%d", &major, &minor) != 2)
+        in.fail(v, "expected a CUDA version like 12.4, got '" + s + "'");
+      out.cuda_driver_version = major * 1000 + minor * 10;
+    }
+    if (key == "mode") {
+      const std::string s = in.text(v, "mode");
+      if (s != "scaled" && s != "lockstep")
+        in.fail(v, "expected mode 'scaled' or 'lockstep', got '" + s + "'");
+      out.lockstep = s == "lockstep";
+    }
+    if (key == "start") {
+      const std::string s = in.text(v, "start");
+      out.start_unix = parse_rfc3339(s);
+      if (!out.start_unix) in.fail(v, "expected an RFC 3339 time like 2025-03-01T12:00:00Z, got '" + s + "'");
+    }
+  }
+  if (!nvml_given) out.nvml_version = "12." + out.driver_version;
+}
+
+// GPU instance ids the driver hands out per instance size, first free one wins.
+std::vector<unsigned> gpu_instance_ids_for(unsigned slices) {
+  switch (slices) {
+    case 7:
+      return {0};
+    case 4:
+      return {5};
+    case 3:
+      return {1, 2};
+    case 2:
+      return {3, 4, 5, 6};
+    default:
+      return {7, 8, 9, 10, 11, 12, 13, 14};
+  }
+}
+
+void read_mig(const YamlReader& in, const YAML::Node& node, DeviceSpec& dev) {
+  in.expect_map(node, "mig", {"enabled", "instances"});
+  if (node["enabled"]) dev.mig_enabled = in.flag(node["enabled"]);
+  if (!node["instances"]) return;
+  if (dev.model->mig_profiles.empty())
+    in.fail(node, "model " + std::string(dev.model->key) + " does not support MIG (A100, H100 and H200 do)");
+  in.expect_list(node["instances"], "mig instances");
+  unsigned slices = 0;
+  std::set<unsigned> used_ids;
+  for (const auto& item : node["instances"]) {
+    const std::string name = in.text(item, "a MIG profile like 3g.40gb");
+    const MigProfile* p = find_mig_profile(*dev.model, name);
+    if (!p) {
+      std::string known;
+      for (const auto& q : dev.model->mig_profiles)
+        known += (known.empty() ? "" : ", ") + std::string(q.name);
+      in.fail(item, "unknown MIG profile '" + name + "' for " + std::string(dev.model->key) +
+                        " (known: " + known + ")");
+    }
+    slices += p->slices;
+    if (slices > 7) in.fail(item, "MIG instances use more than the 7 compute slices of the GPU");
+    MigInstance inst{p, 0};
+    for (unsigned id : gpu_instance_ids_for(p->slices)) {
+      if (used_ids.insert(id).second) {
+        inst.gpu_instance_id = id;
+        break;
+      }
+    }
+    dev.mig.push_back(inst);
+  }
+  if (!dev.mig.empty() && !dev.mig_enabled)
+    in.fail(node, "mig instances listed but mig is not enabled (enabled: true)");
+}
+
+void read_devices(const YamlReader& in, const YAML::Node& node, Scenario& sc) {
+  in.expect_list(node, "devices");
+  for (const auto& d : node) {
+    in.expect_map(d, "a device", {"model", "count", "memory", "power_limit", "pcie", "mig", "workload"});
+    if (!d["model"]) in.fail(d, "a device needs a model");
+    const std::string model_name = in.text(d["model"], "model");
+    DeviceSpec dev;
+    dev.model = find_gpu_model(model_name);
+    if (!dev.model) {
+      std::string known;
+      for (auto k : gpu_model_keys()) known += (known.empty() ? "" : ", ") + std::string(k);
+      in.fail(d["model"], "unknown GPU model '" + model_name + "' (known: " + known + ")");
+    }
+    dev.memory_bytes = dev.model->memory_bytes;
+    dev.power_limit_w = dev.model->max_power_w;
+    dev.pcie_gen = dev.model->pcie_gen;
+    dev.pcie_width = dev.model->pcie_width;
+    unsigned count = 1;
+    if (d["count"]) count = in.whole(d["count"], "count");
+    if (count == 0 || count > 64) in.fail(d["count"], "expected count between 1 and 64");
+    if (d["memory"]) dev.memory_bytes = static_cast<unsigned long long>(in.bytes(d["memory"]));
+    if (d["power_limit"]) dev.power_limit_w = in.watts(d["power_limit"]);
+    if (const auto p = d["pcie"]) {
+      in.expect_map(p, "pcie", {"gen", "width"});
+      if (p["gen"]) dev.pcie_gen = in.whole(p["gen"], "pcie gen");
+      if (p["width"]) dev.pcie_width = in.whole(p["width"], "pcie width");
+    }
+    if (d["mig"]) read_mig(in, d["mig"], dev);
+    if (const auto w = d["workload"]) {
+      in.expect_map(w, "workload", {"utilization", "memory"});
+      if (w["utilization"]) dev.utilization = read_shape(in, w["utilization"], false);
+      if (w["memory"]) dev.memory = read_shape(in, w["memory"], true);
+    }
+    for (unsigned i = 0; i < count; ++i) sc.devices.push_back(dev);
+  }
+  if (sc.devices.empty()) in.fail(node, "expected at least one device");
+}
+
+ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenario& sc) {
+  in.expect_map(p, "a process",
+                {"pid", "ppid", "gpu", "mig", "name", "cmdline", "start", "stop", "memory", "sm_util", "type",
+                 "cgroup", "libraries", "exit"});
+  ProcessSpec out;
+  if (!p["pid"]) in.fail(p, "a process needs a pid");
+  out.pid = in.whole(p["pid"], "pid");
+  if (p["ppid"]) out.ppid = in.whole(p["ppid"], "ppid");
+  if (p["gpu"]) out.gpu = in.whole(p["gpu"], "gpu");
+  if (out.gpu >= sc.devices.size())
+    in.fail(p["gpu"] ? p["gpu"] : p,
+            "gpu index out of range (the scenario has " + std::to_string(sc.devices.size()) + " GPUs)");
+  const DeviceSpec& dev = sc.devices[out.gpu];
+  if (p["mig"]) {
+    out.mig = static_cast<int>(in.whole(p["mig"], "mig instance index"));
+    if (static_cast<std::size_t>(out.mig) >= dev.mig.size())
+      in.fail(p["mig"], "mig instance index out of range for this GPU");
+  }
+  if (const auto c = p["cmdline"])
+    out.cmdline = c.IsSequence() ? in.text_list(c, "cmdline") : std::vector<std::string>{};
+  if (p["cmdline"] && p["cmdline"].IsScalar()) {
+    std::istringstream words(p["cmdline"].Scalar());
+    for (std::string w; words >> w;) out.cmdline.push_back(w);
+  }
+  if (p["name"]) out.name = in.text(p["name"], "name");
+  if (out.name.empty() && !out.cmdline.empty())
+    out.name = out.cmdline.front().substr(out.cmdline.front().rfind('/') + 1);
+  if (out.name.empty()) out.name = "process";
+  if (out.cmdline.empty()) out.cmdline.push_back(out.name);
+  if (p["start"]) out.start = in.seconds(p["start"]);
+  if (p["stop"]) out.stop = in.seconds_or_forever(p["stop"]);
+  if (out.stop <= out.start) in.fail(p["stop"], "stop must come after start");
+  if (p["memory"]) out.memory = read_shape(in, p["memory"], true);
+  if (p["sm_util"]) out.sm_util = read_shape(in, p["sm_util"], false);
+  if (const auto t = p["type"]) {
+    const std::string s = in.text(t, "type");
+    if (s != "compute" && s != "graphics")
+      in.fail(t, "expected type 'compute' or 'graphics', got '" + s + "'");
+    out.type = s == "graphics" ? ProcessType::kGraphics : ProcessType::kCompute;
+  }
+  if (p["cgroup"]) out.cgroup = in.text(p["cgroup"], "cgroup");
+  if (p["libraries"]) out.libraries = in.text_list(p["libraries"], "libraries");
+  if (const auto e = p["exit"]) {
+    const std::string s = in.text(e, "exit");
+    if (s != "normal" && s != "oom" && s != "killed")
+      in.fail(e, "expected exit 'normal', 'oom' or 'killed', got '" + s + "'");
+    out.exit = s == "oom" ? ProcessExit::kOom : s == "killed" ? ProcessExit::kKilled : ProcessExit::kNormal;
+  }
+  return out;
+}
+
+Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& name) {
+  Scenario sc;
+  sc.source = name;
+  if (root.IsNull())
+    throw ScenarioError(name + ":1:1: the scenario is empty; expected keys node, devices, processes, faults");
+  if (!root.IsMap()) in.fail(root, "expected a scenario map with keys node, devices, processes, faults");
+  in.expect_map(root, "the scenario", {"node", "devices", "processes", "faults"});
+  if (root["node"]) read_node(in, root["node"], sc.node);
+  if (!root["devices"]) in.fail(root, "a scenario needs a devices list");
+  read_devices(in, root["devices"], sc);
+  if (const auto procs = root["processes"]; procs && !procs.IsNull()) {
+    in.expect_list(procs, "processes");
+    std::set<unsigned> pids;
+    for (const auto& p : procs) {
+      sc.processes.push_back(read_process(in, p, sc));
+      if (!pids.insert(sc.processes.back().pid).second)
+        in.fail(p["pid"], "pid " + std::to_string(sc.processes.back().pid) + " is listed twice");
+    }
+  }
+  if (root["faults"] && !root["faults"].IsNull()) sc.faults = read_faults(in, root["faults"], sc);
+  return sc;
+}
+
+Scenario parse_text(const std::string& yaml, const std::string& name) {
+  const YamlReader in(name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                        std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  try {
+    return parse(root, in, name);
+  } catch (const YAML::Exception& e) {  // conversions the reader did not anticipate still say where
+    throw ScenarioError(name + ":" + std::to_string(e.mark.line + 1) + ":" +
+                        std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario_file(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ScenarioError(path + ": cannot open the scenario file");
+  std::stringstream text;
+  text << file.rdbuf();
+  return parse_text(text.str(), path);
+}
+
+Scenario load_scenario_text(const std::string& yaml, const std::string& name) {
+  return parse_text(yaml, name);
+}
+
+Scenario builtin_scenario() {
+  return load_scenario_text(
+      "node: {hostname: sim-node}\n"
+      "devices:\n"
+      "  - model: H200\n"
+      "    workload:\n"
+      "      utilization: {value: 60, periodic: {period: 10m, amplitude: 20}, noise: 5, max: 100}\n"
+      "processes:\n"
+      "  - {pid: 4242, gpu: 0, name: python3, cmdline: python3 train.py, memory: 60GiB}\n",
+      "built-in");
+}
+
+}  // namespace gpuwatch::sim

@@ -1,0 +1,20 @@
+// Loading scenarios: from a YAML file, from YAML text, or the built-in default (one healthy H200).
+// Every error is a ScenarioError whose message starts with file:line:column.
+#pragma once
+
+#include <string>
+
+#include "sim/scenario.h"
+#include "sim/yaml_reader.h"
+
+namespace gpuwatch::sim {
+
+Scenario load_scenario_file(const std::string& path);
+Scenario load_scenario_text(const std::string& yaml, const std::string& name);
+Scenario builtin_scenario();
+
+// Parts of the loader shared between its files.
+Shape read_shape(const YamlReader& in, const YAML::Node& node, bool bytes);
+std::vector<Fault> read_faults(const YamlReader& in, const YAML::Node& node, const Scenario& scenario);
+
+}  // namespace gpuwatch::sim

@@ -1,0 +1,213 @@
+#include "sim/simulator.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+
+#include "sim/handles.h"
+#include "sim/scenario_loader.h"
+
+namespace gpuwatch::sim {
+
+// The simulator outlives every thread that may still be blocked in a hung call at process exit, so it is
+// built in place at library load and never destroyed (destroying a condition variable with waiters is
+// undefined behaviour).
+template <typename T>
+class NoDestructor {
+ public:
+  NoDestructor() { new (storage_) T(); }
+  T& get() { return *std::launder(reinterpret_cast<T*>(storage_)); }
+
+ private:
+  alignas(T) unsigned char storage_[sizeof(T)];
+};
+
+namespace {
+
+NoDestructor<Simulator> g_simulator;
+
+std::optional<double> env_number(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v, &end);
+  if (*end != '\0') throw ScenarioError(std::string(name) + ": expected a number, got '" + v + "'");
+  return d;
+}
+
+std::chrono::system_clock::time_point wall_point(double unix_seconds) {
+  using namespace std::chrono;
+  const double capped = std::min(unix_seconds, 4.0e9);
+  return system_clock::time_point(duration_cast<system_clock::duration>(duration<double>(capped)));
+}
+
+}  // namespace
+
+double wall_unix_now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+Node::Node(Scenario s) : scenario(std::move(s)), processes(scenario), faults(scenario) {
+  for (unsigned i = 0; i < scenario.devices.size(); ++i)
+    gpus.push_back(std::make_unique<GpuPhysics>(scenario, processes, faults, i));
+}
+
+Simulator::Simulator() : load_unix_(wall_unix_now()) {}
+
+Simulator& Simulator::instance() {
+  return g_simulator.get();
+}
+
+nvmlReturn_t Simulator::init() {
+  std::lock_guard lock(mutex_);
+  if (init_count_ > 0) {
+    ++init_count_;
+    return NVML_SUCCESS;
+  }
+  try {
+    const char* path = std::getenv("GPUWATCH_SIM_SCENARIO");
+    Scenario scenario = path && *path ? load_scenario_file(path) : builtin_scenario();
+    lockstep_ = scenario.node.lockstep;
+    if (const char* mode = std::getenv("GPUWATCH_SIM_MODE"); mode && *mode) {
+      const std::string m = mode;
+      if (m != "scaled" && m != "lockstep")
+        throw ScenarioError("GPUWATCH_SIM_MODE: expected 'scaled' or 'lockstep', got '" + m + "'");
+      lockstep_ = m == "lockstep";
+    }
+    time_scale_ = env_number("GPUWATCH_SIM_TIME_SCALE").value_or(scenario.node.time_scale);
+    if (!(time_scale_ > 0)) throw ScenarioError("GPUWATCH_SIM_TIME_SCALE: expected a number > 0");
+    origin_unix_ = env_number("GPUWATCH_SIM_EPOCH").value_or(load_unix_);
+    start_unix_ = scenario.node.start_unix.value_or(origin_unix_);
+    lockstep_elapsed_ = 0;
+    node_ = std::make_shared<const Node>(std::move(scenario));
+  } catch (const std::exception& e) {
+    last_error_ = e.what();
+    std::fprintf(stderr, "libnvml-sim: %s\n", last_error_.c_str());
+    return NVML_ERROR_UNKNOWN;
+  }
+  last_error_.clear();
+  generation_ = (generation_ + 1) & 0xFFFFF;
+  init_count_ = 1;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t Simulator::shutdown() {
+  std::lock_guard lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (--init_count_ == 0) {
+    node_.reset();
+    event_sets_.clear();
+    samples_.clear();
+    changed_.notify_all();
+  }
+  return NVML_SUCCESS;
+}
+
+std::string Simulator::last_error() {
+  std::lock_guard lock(mutex_);
+  return last_error_;
+}
+
+std::shared_ptr<const Node> Simulator::node() {
+  std::lock_guard lock(mutex_);
+  return node_;
+}
+
+double Simulator::elapsed_locked() const {
+  if (lockstep_) return lockstep_elapsed_;
+  return std::max(0.0, (wall_unix_now() - origin_unix_) * time_scale_);
+}
+
+bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double until,
+                                  std::uint32_t generation) {
+  while (init_count_ > 0 && generation_ == generation && elapsed_locked() < until) {
+    if (lockstep_ || std::isinf(until)) {
+      changed_.wait(lock);
+    } else {
+      changed_.wait_until(lock, wall_point(origin_unix_ + until / time_scale_));
+    }
+  }
+  return init_count_ > 0 && generation_ == generation;
+}
+
+nvmlReturn_t Simulator::enter_system(Call& call) {
+  std::unique_lock lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  call.node = node_;
+  call.generation = generation_;
+  for (auto end = node_->faults.hang_end(-1, elapsed_locked()); end;
+       end = node_->faults.hang_end(-1, elapsed_locked()))
+    if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
+  call.t = elapsed_locked();
+  call.unix = start_unix_ + call.t;
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t Simulator::enter(nvmlDevice_t device, Call& call) {
+  std::unique_lock lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  const auto h = from_handle(device);
+  if (!h || h->generation != generation_ || (h->kind != HandleKind::kGpu && h->kind != HandleKind::kMig))
+    return NVML_ERROR_INVALID_ARGUMENT;
+  const auto& devices = node_->scenario.devices;
+  if (h->a >= devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  if (h->kind == HandleKind::kMig && (h->b >= devices[h->a].mig.size() || !devices[h->a].mig_enabled))
+    return NVML_ERROR_INVALID_ARGUMENT;
+  if (h->kind == HandleKind::kGpu && h->b != 0) return NVML_ERROR_INVALID_ARGUMENT;
+  call.node = node_;
+  call.generation = generation_;
+  call.gpu = h->a;
+  call.mig = h->kind == HandleKind::kMig ? static_cast<int>(h->b) : -1;
+  const int gpu = static_cast<int>(call.gpu);
+  for (auto end = node_->faults.hang_end(gpu, elapsed_locked()); end;
+       end = node_->faults.hang_end(gpu, elapsed_locked()))
+    if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
+  call.t = elapsed_locked();
+  call.unix = start_unix_ + call.t;
+  if (node_->faults.lost(call.gpu, call.t)) return NVML_ERROR_GPU_IS_LOST;
+  return NVML_SUCCESS;
+}
+
+nvmlDevice_t Simulator::gpu_handle(unsigned gpu) const {
+  return to_handle<nvmlDevice_t>({HandleKind::kGpu, generation_, gpu, 0});
+}
+
+nvmlDevice_t Simulator::mig_handle(unsigned gpu, unsigned inst) const {
+  return to_handle<nvmlDevice_t>({HandleKind::kMig, generation_, gpu, inst});
+}
+
+nvmlReturn_t Simulator::get_time(double& unix_seconds) {
+  std::lock_guard lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  unix_seconds = start_unix_ + elapsed_locked();
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t Simulator::set_time(double unix_seconds) {
+  std::lock_guard lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (!lockstep_) return NVML_ERROR_NOT_SUPPORTED;
+  const double elapsed = unix_seconds - start_unix_;
+  if (!(elapsed >= lockstep_elapsed_)) return NVML_ERROR_INVALID_ARGUMENT;
+  lockstep_elapsed_ = elapsed;
+  changed_.notify_all();
+  return NVML_SUCCESS;
+}
+
+nvmlReturn_t Simulator::is_lockstep(int& lockstep) {
+  std::lock_guard lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  lockstep = lockstep_ ? 1 : 0;
+  return NVML_SUCCESS;
+}
+
+std::uint32_t Simulator::id_locked() {
+  const std::uint32_t id = next_id_;
+  next_id_ = next_id_ % 0xFFFFFE + 1;
+  return id;
+}
+
+}  // namespace gpuwatch::sim

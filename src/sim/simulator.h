@@ -1,0 +1,123 @@
+// The simulator's process-wide state: the NVML C ABI keeps state in the process, so this one object holds
+// all of it (init count, loaded scenario, scenario clock, event sets, GPM samples), behind one mutex.
+// Blocking (hangs, event waits) happens on the condition variable, which releases that mutex, so a call
+// stuck on one GPU never stops calls to the others.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sim/fault_effects.h"
+#include "sim/gpu_physics.h"
+#include "sim/process_model.h"
+#include "sources/nvml/nvml_abi.h"
+
+namespace gpuwatch::sim {
+
+// A loaded scenario and everything derived from it; immutable apart from the physics caches.
+struct Node {
+  explicit Node(Scenario s);
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  Scenario scenario;
+  ProcessModel processes;
+  FaultEffects faults;
+  std::vector<std::unique_ptr<GpuPhysics>> gpus;
+};
+
+// What a device call works with once the gate let it through.
+struct Call {
+  std::shared_ptr<const Node> node;
+  std::uint32_t generation = 0;
+  unsigned gpu = 0;
+  int mig = -1;     // MIG instance index for a MIG handle
+  double t = 0;     // scenario seconds since start
+  double unix = 0;  // scenario time as Unix seconds
+  const DeviceSpec& device() const { return node->scenario.devices[gpu]; }
+  GpuReading reading() const { return node->gpus[gpu]->read(t); }
+  std::uint64_t seed() const { return node->scenario.node.seed; }
+  long long micros() const { return static_cast<long long>(unix * 1e6); }
+};
+
+struct EventSetState {
+  struct Registration {
+    unsigned long long mask = 0;
+    double since = 0;
+  };
+  std::map<unsigned, Registration> gpus;
+  std::size_t next = 0;  // index into the scenario's sorted events
+};
+
+struct GpmSampleState {
+  bool taken = false;
+  unsigned gpu = 0;
+  int gpu_instance = -1;
+  double t = 0;
+  Counters counters;
+};
+
+class Simulator {
+ public:
+  static Simulator& instance();
+
+  nvmlReturn_t init();
+  nvmlReturn_t shutdown();
+  std::string last_error();
+
+  // Gate of every device call: initialised, a live handle of this init, hangs waited out, GPU on the bus.
+  nvmlReturn_t enter(nvmlDevice_t device, Call& call);
+  // Gate of calls that touch no device: initialised, driver hang waited out.
+  nvmlReturn_t enter_system(Call& call);
+  nvmlDevice_t gpu_handle(unsigned gpu) const;
+  nvmlDevice_t mig_handle(unsigned gpu, unsigned inst) const;
+
+  nvmlReturn_t get_time(double& unix_seconds);
+  nvmlReturn_t set_time(double unix_seconds);
+  nvmlReturn_t is_lockstep(int& lockstep);
+
+  nvmlReturn_t event_set_create(nvmlEventSet_t& out);
+  nvmlReturn_t event_register(nvmlEventSet_t set, unsigned gpu, unsigned long long mask, double since);
+  nvmlReturn_t event_wait(nvmlEventSet_t set, nvmlEventData_t& data, unsigned timeout_ms);
+  nvmlReturn_t event_set_free(nvmlEventSet_t set);
+
+  nvmlReturn_t gpm_alloc(nvmlGpmSample_t& out);
+  nvmlReturn_t gpm_free(nvmlGpmSample_t sample);
+  nvmlReturn_t gpm_store(nvmlGpmSample_t sample, const GpmSampleState& state);
+  nvmlReturn_t gpm_load(nvmlGpmSample_t sample, GpmSampleState& state);
+
+  std::shared_ptr<const Node> node();
+
+ private:
+  Simulator();
+  double elapsed_locked() const;
+  // Blocks (releasing the lock) until scenario time reaches `until` or the init generation changes.
+  bool wait_until_locked(std::unique_lock<std::mutex>& lock, double until, std::uint32_t generation);
+  std::uint32_t id_locked();
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int init_count_ = 0;
+  std::uint32_t generation_ = 0;
+  std::shared_ptr<const Node> node_;
+  std::string last_error_;
+  double load_unix_;
+  bool lockstep_ = false;
+  double time_scale_ = 1;
+  double origin_unix_ = 0;
+  double start_unix_ = 0;
+  double lockstep_elapsed_ = 0;
+  std::uint32_t next_id_ = 1;
+  std::map<std::uint32_t, EventSetState> event_sets_;
+  std::map<std::uint32_t, GpmSampleState> samples_;
+  template <typename T>
+  friend class NoDestructor;
+};
+
+double wall_unix_now();
+
+}  // namespace gpuwatch::sim

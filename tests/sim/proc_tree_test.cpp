@@ -1,0 +1,45 @@
+// gpuwatchSimWriteProcTree lays out /proc entries for the scenario's processes.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim_library.h"
+
+namespace gpuwatch::sim::test {
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ProcTree, WritesCommCmdlineCgroupStatusAndMaps) {
+  SimLibrary lib(scenario_path("tests/basic.yaml"));
+  const auto root = std::filesystem::temp_directory_path() / ("sim-proc-" + std::to_string(::getpid()));
+  EXPECT_EQ(lib.api.gpuwatchSimWriteProcTree(root.c_str()), NVML_ERROR_UNINITIALIZED);
+  lib.init();
+  ASSERT_EQ(lib.api.gpuwatchSimWriteProcTree(root.c_str()), NVML_SUCCESS);
+  EXPECT_EQ(slurp(root / "1001" / "comm"), "python3\n");
+  EXPECT_EQ(slurp(root / "1001" / "cmdline"), std::string("python3\0train.py\0--epochs\0"
+                                                          "3\0",
+                                                          28));
+  EXPECT_EQ(slurp(root / "1001" / "cgroup"),
+            "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234.slice/"
+            "cri-containerd-abc.scope\n");
+  const std::string status = slurp(root / "1001" / "status");
+  EXPECT_NE(status.find("Pid:\t1001\n"), std::string::npos);
+  EXPECT_NE(status.find("PPid:\t1\n"), std::string::npos);
+  const std::string maps = slurp(root / "1001" / "maps");
+  EXPECT_NE(maps.find("r-xp 00000000 08:01 "), std::string::npos);
+  EXPECT_NE(maps.find("/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15\n"), std::string::npos);
+  EXPECT_NE(slurp(root / "1002" / "maps").find("libcuda.so.550.54.15"), std::string::npos)
+      << "default library";
+  EXPECT_EQ(slurp(root / "1003" / "comm"), "Xorg\n");
+  EXPECT_EQ(lib.api.gpuwatchSimWriteProcTree(nullptr), NVML_ERROR_INVALID_ARGUMENT);
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace gpuwatch::sim::test
