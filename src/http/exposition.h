@@ -1,0 +1,48 @@
+// The pieces of the Prometheus exposition formats that every renderer shares: a family model (name, type,
+// unit, help, series) and the writer that prints it as text 0.0.4 or OpenMetrics 1.0. The renderers build
+// families from a snapshot; only this file knows the grammar (escaping, number spelling, comment order).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpuwatch {
+
+enum class ExpositionFormat { kText004, kOpenMetrics };
+
+// The Content-Type each format is served with.
+std::string_view content_type(ExpositionFormat format);
+
+enum class FamilyType { kGauge, kCounter, kInfo };
+
+struct Series {
+  std::vector<std::pair<std::string_view, std::string>> labels;  // label names live in static tables
+  double value = 0;
+};
+
+// A metric family named as the text 0.0.4 sample name: counters end in _total, info families in _info.
+// The OpenMetrics writer derives the family name from it (drops the suffix) and adds it back on samples.
+struct Family {
+  std::string_view name;
+  FamilyType type = FamilyType::kGauge;
+  std::string_view unit;  // "" when the name carries no unit
+  std::string_view help;
+  std::vector<Series> series;
+};
+
+// Shortest text that parses back to the same double; +Inf, -Inf and NaN spelled as Prometheus does.
+void append_value(std::string& out, double value);
+
+// Label value escaping (backslash, double quote, line feed), the same in both formats.
+void append_escaped_label_value(std::string& out, std::string_view value);
+
+// Appends one family (comments, then its series). A family with no series is skipped: an empty family
+// says nothing and some parsers reject it.
+void append_family(std::string& out, const Family& family, ExpositionFormat format);
+
+// Appends what closes an exposition: "# EOF" for OpenMetrics, nothing for text 0.0.4.
+void append_end(std::string& out, ExpositionFormat format);
+
+}  // namespace gpuwatch

@@ -1,0 +1,146 @@
+#include "http/json_api.h"
+
+#include "core/health.h"
+
+namespace gpuwatch {
+namespace {
+
+using nlohmann::json;
+
+const char* state_name(DeviceState s) {
+  switch (s) {
+    case DeviceState::kStale:
+      return "stale";
+    case DeviceState::kLost:
+      return "lost";
+    case DeviceState::kOk:
+      break;
+  }
+  return "ok";
+}
+
+template <typename T>
+json optional_value(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json metrics_json(const DeviceSnapshot& d) {
+  json metrics = json::object();
+  if (d.state == DeviceState::kLost) return metrics;  // a lost GPU has no current values
+  for (const auto& s : d.samples) {
+    const MetricDef& def = metric_def(s.metric);
+    json labels = json::object();
+    for (std::size_t i = 0; i < def.labels.size(); ++i) {
+      if (!def.labels[i].empty()) labels[std::string(def.labels[i])] = s.labels[i];
+    }
+    metrics[std::string(def.name)].push_back({{"labels", std::move(labels)}, {"value", s.value}});
+  }
+  return metrics;
+}
+
+json process_json(const ProcessSample& p) {
+  return {{"pid", p.pid},
+          {"name", p.name},
+          {"type", p.type},
+          {"used_memory_bytes", optional_value(p.used_memory_bytes)},
+          {"sm_utilization", optional_value(p.sm_utilization)},
+          {"memory_utilization", optional_value(p.memory_utilization)},
+          {"gpu_instance_id", optional_value(p.gpu_instance_id)},
+          {"compute_instance_id", optional_value(p.compute_instance_id)}};
+}
+
+json device_json(const DeviceSnapshot& d) {
+  const DeviceIdentity& id = d.identity;
+  json mig = nullptr;
+  if (id.is_mig_instance) {
+    mig = {{"parent_uuid", id.parent_uuid},
+           {"gpu_instance_id", id.gpu_instance_id},
+           {"compute_instance_id", id.compute_instance_id}};
+  }
+  const Health health = assess_health(d);
+  json processes = json::array();
+  for (const auto& p : d.processes) processes.push_back(process_json(p));
+  json xids = json::object();
+  for (const auto& [xid, count] : d.xid_counts) xids[std::to_string(xid)] = count;
+  return {{"index", id.index},
+          {"uuid", id.uuid},
+          {"name", id.name},
+          {"serial", id.serial},
+          {"pci_bus_id", id.pci_bus_id},
+          {"vbios_version", id.vbios_version},
+          {"mig", std::move(mig)},
+          {"state", state_name(d.state)},
+          {"last_read_ms", d.last_read_ms},
+          {"health", {{"verdict", to_string(health.verdict)}, {"reasons", health.reasons}}},
+          {"metrics", metrics_json(d)},
+          {"processes", std::move(processes)},
+          {"xid_counts", std::move(xids)},
+          {"last_xid", optional_value(d.last_xid)},
+          {"unsupported", d.unsupported}};
+}
+
+}  // namespace
+
+json snapshot_to_json(const Snapshot& snapshot) {
+  json devices = json::array();
+  for (const auto& d : snapshot.devices) devices.push_back(device_json(d));
+  json errors = json::array();
+  for (const auto& [key, count] : snapshot.collector_errors) {
+    const auto& [uuid, call, code] = key;
+    errors.push_back({{"uuid", uuid}, {"call", call}, {"code", code}, {"count", count}});
+  }
+  const NodeInfo& n = snapshot.node;
+  return {{"schema_version", kJsonSchemaVersion},
+          {"sequence", snapshot.sequence},
+          {"timestamp_ms", snapshot.timestamp_ms},
+          {"ticks", snapshot.ticks},
+          {"collection_seconds", snapshot.collection_seconds},
+          {"source_error", snapshot.source_error},
+          {"node",
+           {{"hostname", n.hostname},
+            {"driver_version", n.driver_version},
+            {"nvml_version", n.nvml_version},
+            {"cuda_driver_version", n.cuda_driver_version},
+            {"nvml_library", n.nvml_library}}},
+          {"devices", std::move(devices)},
+          {"collector_errors", std::move(errors)}};
+}
+
+std::string_view json_schema_markdown() {
+  return R"(## JSON schema
+
+`GET /api/v1/gpus` and `gpuwatch status --json` print one object. `schema_version` is 1. Within a version,
+fields may be added but are never renamed, retyped or removed. Non-finite numbers (NaN, infinities) are
+written as `null`.
+
+| Field | Type | Meaning |
+|---|---|---|
+| `schema_version` | integer | 1 |
+| `sequence` | integer | snapshot number, one more per collection tick |
+| `timestamp_ms` | integer | when the snapshot was taken, ms since the Unix epoch (scenario time on the simulator) |
+| `ticks` | integer | collection ticks completed |
+| `collection_seconds` | number | wall time of the last tick |
+| `source_error` | string | why no device could be read at all; `""` when devices were read |
+| `node` | object | `hostname`, `driver_version`, `nvml_version`, `cuda_driver_version`, `nvml_library` (strings) |
+| `devices` | array | one object per GPU or MIG instance, below |
+| `collector_errors` | array | `{uuid, call, code, count}`: failed NVML calls; `uuid` is `""` for node-wide calls |
+
+Each element of `devices`:
+
+| Field | Type | Meaning |
+|---|---|---|
+| `index` | integer | NVML index at enumeration (display only; the UUID is the identity) |
+| `uuid`, `name`, `serial`, `pci_bus_id`, `vbios_version` | string | identity; `pci_bus_id` in sysfs form `0000:3b:00.0` |
+| `mig` | object or null | for MIG instances: `parent_uuid`, `gpu_instance_id`, `compute_instance_id` |
+| `state` | string | `ok`, `stale` (last read missed the deadline; values are old) or `lost` (fell off the bus) |
+| `last_read_ms` | integer | when the values below were read |
+| `health` | object | `verdict` (`healthy`, `warning`, `critical`) and `reasons` (strings, worst first) |
+| `metrics` | object | native metric name -> array of `{labels: {name: value}, value: number}`; empty for a lost GPU |
+| `processes` | array | `{pid, name, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null` |
+| `xid_counts` | object | XID code (string) -> count since the agent started |
+| `last_xid` | integer or null | the last XID code seen |
+| `unsupported` | array of strings | NVML calls the GPU answered NOT_SUPPORTED |
+)";
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,87 @@
+#include "http/listen_address.h"
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace gpuwatch {
+namespace {
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+ListenAddress parse_listen_address(std::string_view text) {
+  const std::string where = "listen address \"" + std::string(text) + "\": ";
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos)
+    throw std::invalid_argument(where + "expected ADDR:PORT, e.g. 0.0.0.0:19400");
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port_text = text.substr(colon + 1);
+  if (host.starts_with('[')) {
+    if (!host.ends_with(']'))
+      throw std::invalid_argument(where + "an IPv6 address in brackets lacks its ']'");
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string_view::npos) {
+    throw std::invalid_argument(where + "write an IPv6 address in brackets, e.g. [::1]:19400");
+  }
+  int port = -1;
+  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
+    throw std::invalid_argument(where + "the port must be a number from 0 to 65535");
+  }
+  return ListenAddress{host.empty() ? "0.0.0.0" : std::string(host), port};
+}
+
+std::string bind_failure_reason(const ListenAddress& address) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* raw = nullptr;
+  const std::string port = std::to_string(address.port);
+  if (const int rc = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &raw); rc != 0) {
+    return ::gai_strerror(rc);
+  }
+  const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> info(raw, &::freeaddrinfo);
+  std::string reason = "no usable address";
+  for (const addrinfo* ai = info.get(); ai != nullptr; ai = ai->ai_next) {
+    const Fd fd(::socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol));
+    if (fd.get() < 0) {
+      reason = std::strerror(errno);
+      continue;
+    }
+    const int yes = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
+      reason = std::strerror(errno);
+      continue;
+    }
+    if (::listen(fd.get(), 1) != 0) {
+      reason = std::strerror(errno);
+      continue;
+    }
+    return "the address is usable now; it was not when the server tried";
+  }
+  return reason;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,21 @@
+// Parses the agent's listen setting, "ADDR:PORT": "0.0.0.0:19400", "[::1]:19400", "localhost:19400",
+// ":19400" (every IPv4 address).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gpuwatch {
+
+struct ListenAddress {
+  std::string host;  // without brackets: "::1"
+  int port = 0;      // 0: any free port
+};
+
+// Throws std::invalid_argument saying what is wrong and what was expected.
+ListenAddress parse_listen_address(std::string_view text);
+
+// Why binding host:port fails, in the system's words ("Address already in use"), found by trying it.
+std::string bind_failure_reason(const ListenAddress& address);
+
+}  // namespace gpuwatch

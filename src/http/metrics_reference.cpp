@@ -1,0 +1,139 @@
+#include "http/metrics_reference.h"
+
+#include <cmath>
+#include <string_view>
+
+#include "core/metric_catalogue.h"
+#include "http/dcgm_metrics.h"
+#include "http/json_api.h"
+
+namespace gpuwatch {
+namespace {
+
+std::string_view scope_labels(MetricScope scope) {
+  switch (scope) {
+    case MetricScope::kDevice:
+      return "gpu, uuid";
+    case MetricScope::kProcess:
+      return "gpu, uuid, pid, process";
+    case MetricScope::kAgent:
+      break;
+  }
+  return "";
+}
+
+std::string labels_of(const MetricDef& def) {
+  std::string out(scope_labels(def.scope));
+  for (auto l : def.labels) {
+    if (l.empty()) continue;
+    if (!out.empty()) out += ", ";
+    out += l;
+  }
+  return out;
+}
+
+std::string scale_text(const DcgmField& f) {
+  if (f.source == DcgmSource::kLastXid) return "last XID code seen (`last_xid`), 0 when none";
+  std::string out = "`";
+  out += metric_def(f.metric).name;
+  if (!f.label0.empty()) {
+    out += "{";
+    out += metric_def(f.metric).labels[0];
+    out += "=\"";
+    out += f.label0;
+    out += "\"}";
+  }
+  out += "`";
+  if (f.also) {
+    out += " + `";
+    out += metric_def(*f.also).name;
+    out += "`";
+  }
+  if (f.scale != 1) {
+    const double inverse = 1 / f.scale;
+    if (f.scale >= 1) {
+      out += " × " + std::to_string(static_cast<long long>(std::llround(f.scale)));
+    } else {
+      out += " ÷ " + std::to_string(static_cast<long long>(std::llround(inverse)));
+    }
+  }
+  if (f.integer) out += ", rounded";
+  return out;
+}
+
+void native_section(std::string& out) {
+  out += R"(## Native metrics
+
+Names follow Prometheus conventions: base units (bytes, seconds, watts, celsius, hertz, ratio 0..1) and
+counters ending in `_total`. Device metrics carry `gpu` (NVML index) and `uuid`; MIG instances add
+`gpu_instance_id` and `compute_instance_id`. A lost GPU exports `gpu_up 0` and nothing else stale; a GPU whose
+reads missed the deadline exports `gpu_up 0`, `gpu_stale 1` and its last values.
+
+| Name | Type | Unit | Labels | Help |
+|---|---|---|---|---|
+)";
+  for (const auto& def : kMetricCatalogue) {
+    out += "| `" + std::string(def.name) + "` | " + (def.kind == MetricKind::kCounter ? "counter" : "gauge") +
+           " | " + (def.unit.empty() ? "" : std::string(def.unit)) + " | " + labels_of(def) + " | " +
+           std::string(def.help) + " |\n";
+  }
+  out +=
+      R"(| `gpu_info` | info (gauge in text 0.0.4) | | gpu, uuid, name, serial, pci_bus_id, vbios_version | GPU identity; always 1 |
+| `gpu_driver_info` | info (gauge in text 0.0.4) | | driver_version, nvml_version, cuda_driver_version | driver versions; always 1 |
+| `gpuwatch_build_info` | info (gauge in text 0.0.4) | | version | gpuwatch build; always 1 |
+
+`/metrics` serves text format 0.0.4, or OpenMetrics 1.0 when the request's `Accept` header asks for
+`application/openmetrics-text` (native naming only). Before the first collection it serves the agent's own
+families only.
+
+)";
+}
+
+void dcgm_section(std::string& out) {
+  out += R"(## dcgm-exporter naming
+
+With `naming: dcgm` (or `/metrics?naming=dcgm`) gpuwatch serves dcgm-exporter's default counters in text 0.0.4,
+with dcgm-exporter's names, units, types and help texts. Every series carries the labels `gpu`, `UUID`,
+`pci_bus_id` (NVML spelling, `00000000:3B:00.0`), `device` (`nvidia<index>`), `modelName`, `Hostname` (or
+`hostname`, as newer dcgm-exporter releases spell it: configurable) and `DCGM_FI_DRIVER_VERSION`; MIG instances
+add `GPU_I_ID`. A lost GPU is left out, as dcgm-exporter does. The agent's own `gpuwatch_*` families follow.
+
+| dcgm field | Type | Unit | From |
+|---|---|---|---|
+)";
+  for (const auto& f : dcgm_fields()) {
+    out += "| `" + std::string(f.name) + "` | " + (f.type == FamilyType::kCounter ? "counter" : "gauge") +
+           " | " + std::string(f.unit) + " | " + scale_text(f) + " |\n";
+  }
+  out += R"(
+`DCGM_FI_DEV_XID_ERRORS` keeps dcgm's meaning, the code of the last XID; `gpu_xid_errors_total{xid}` counts
+each code and is the better series to alert on. `DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL` counts bytes sent and
+received on all links. `DCGM_FI_DEV_PCIE_TX_THROUGHPUT` and `_RX_` are typed counter as dcgm-exporter types
+them, although NVML reports them as a rate over 20 ms; prefer `gpu_pcie_tx_bytes_per_second`.
+
+Default counters of dcgm-exporter that gpuwatch does not render:
+
+)";
+  for (const auto& a : dcgm_absent_fields()) {
+    out += "- `" + std::string(a.name) + "`: " + std::string(a.reason) + ".\n";
+  }
+  out += "\n";
+}
+
+}  // namespace
+
+std::string metrics_reference_markdown() {
+  std::string out = R"(# gpuwatch metrics
+
+This file is generated from the metric catalogue (`src/core/metric_catalogue.h`), the dcgm mapping table
+(`src/http/dcgm_metrics.cpp`) and the JSON API (`src/http/json_api.cpp`); a test fails when it differs.
+Regenerate it with `build/tests/http/metrics_doc > docs/metrics.md`.
+
+)";
+  native_section(out);
+  dcgm_section(out);
+  out += json_schema_markdown();
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,179 @@
+#include "http/native_metrics.h"
+
+#include <string>
+
+namespace gpuwatch {
+namespace {
+
+using Labels = std::vector<std::pair<std::string_view, std::string>>;
+
+Labels device_labels(const DeviceIdentity& id) {
+  Labels labels{{"gpu", std::to_string(id.index)}, {"uuid", id.uuid}};
+  if (id.is_mig_instance) {
+    labels.emplace_back("gpu_instance_id", std::to_string(id.gpu_instance_id));
+    labels.emplace_back("compute_instance_id", std::to_string(id.compute_instance_id));
+  }
+  return labels;
+}
+
+// Identity labels first, then the catalogue's extra labels that this sample fills.
+Series make_series(Labels identity, const MetricDef& def, const std::array<std::string, 3>& extra,
+                   double value) {
+  for (std::size_t i = 0; i < def.labels.size(); ++i) {
+    if (!def.labels[i].empty()) identity.emplace_back(def.labels[i], extra[i]);
+  }
+  return Series{std::move(identity), value};
+}
+
+Family catalogue_family(const MetricDef& def) {
+  return Family{def.name,
+                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
+                def.unit,
+                def.help,
+                {}};
+}
+
+void add(std::vector<Family>& by_metric, Metric m, Labels identity, const std::array<std::string, 3>& extra,
+         double value) {
+  const MetricDef& def = metric_def(m);
+  by_metric[static_cast<std::size_t>(m)].series.push_back(
+      make_series(std::move(identity), def, extra, value));
+}
+
+void add_process_series(std::vector<Family>& by_metric, const DeviceSnapshot& d) {
+  for (const auto& p : d.processes) {
+    Labels id{{"gpu", std::to_string(d.identity.index)},
+              {"uuid", d.identity.uuid},
+              {"pid", std::to_string(p.pid)},
+              {"process", p.name}};
+    if (p.used_memory_bytes) add(by_metric, Metric::kProcessMemoryUsed, id, {p.type}, *p.used_memory_bytes);
+    if (p.sm_utilization) add(by_metric, Metric::kProcessSmUtilization, id, {}, *p.sm_utilization);
+    if (p.memory_utilization)
+      add(by_metric, Metric::kProcessMemoryUtilization, id, {}, *p.memory_utilization);
+  }
+}
+
+void add_device_series(std::vector<Family>& by_metric, const DeviceSnapshot& d) {
+  const Labels id = device_labels(d.identity);
+  add(by_metric, Metric::kUp, id, {}, d.state == DeviceState::kOk ? 1 : 0);
+  add(by_metric, Metric::kStale, id, {}, d.state == DeviceState::kStale ? 1 : 0);
+  if (d.state == DeviceState::kLost) return;
+  bool xid_samples = false;
+  for (const auto& s : d.samples) {
+    // gpu_up and gpu_stale come from the device state above, so a sample of them cannot contradict it.
+    if (s.metric == Metric::kUp || s.metric == Metric::kStale) continue;
+    if (metric_def(s.metric).scope != MetricScope::kDevice) continue;
+    xid_samples = xid_samples || s.metric == Metric::kXidErrors;
+    add(by_metric, s.metric, id, s.labels, s.value);
+  }
+  // XID counts are kept as a map by the collector; render them unless it already made samples of them.
+  if (!xid_samples) {
+    for (const auto& [xid, count] : d.xid_counts) {
+      add(by_metric, Metric::kXidErrors, id, {std::to_string(xid)}, static_cast<double>(count));
+    }
+  }
+  add_process_series(by_metric, d);
+}
+
+std::string gpu_index_of(const Snapshot& snapshot, const std::string& uuid) {
+  for (const auto& d : snapshot.devices) {
+    if (d.identity.uuid == uuid) return std::to_string(d.identity.index);
+  }
+  return uuid;  // a device that is no longer enumerated: its uuid still says which one
+}
+
+void add_agent_series(std::vector<Family>& by_metric, const Snapshot& snapshot) {
+  for (const auto& [key, count] : snapshot.collector_errors) {
+    const auto& [uuid, call, code] = key;
+    add(by_metric, Metric::kCollectorErrors, {},
+        {uuid.empty() ? "" : gpu_index_of(snapshot, uuid), call, std::to_string(code)},
+        static_cast<double>(count));
+  }
+  add(by_metric, Metric::kTicks, {}, {}, static_cast<double>(snapshot.ticks));
+  if (snapshot.ticks > 0) add(by_metric, Metric::kCollectionSeconds, {}, {}, snapshot.collection_seconds);
+}
+
+std::vector<Family> empty_catalogue_families() {
+  std::vector<Family> by_metric;
+  by_metric.reserve(kMetricCount);
+  for (const auto& def : kMetricCatalogue) by_metric.push_back(catalogue_family(def));
+  return by_metric;
+}
+
+Family build_info_family() {
+  return Family{"gpuwatch_build_info",
+                FamilyType::kInfo,
+                "",
+                "gpuwatch build; the value is always 1",
+                {Series{{{"version", std::string(gpuwatch_version())}}, 1}}};
+}
+
+Family gpu_info_family(const Snapshot& snapshot) {
+  Family f{"gpu_info", FamilyType::kInfo, "", "GPU identity; the value is always 1", {}};
+  for (const auto& d : snapshot.devices) {
+    Labels labels = device_labels(d.identity);
+    const auto& id = d.identity;
+    for (auto [name, value] : {std::pair<std::string_view, const std::string*>{"name", &id.name},
+                               {"serial", &id.serial},
+                               {"pci_bus_id", &id.pci_bus_id},
+                               {"vbios_version", &id.vbios_version}}) {
+      labels.emplace_back(name, *value);
+    }
+    f.series.push_back(Series{std::move(labels), 1});
+  }
+  return f;
+}
+
+Family driver_info_family(const Snapshot& snapshot) {
+  Family f{
+      "gpu_driver_info", FamilyType::kInfo, "", "NVIDIA driver, NVML and CUDA driver versions; always 1", {}};
+  const NodeInfo& n = snapshot.node;
+  if (!n.driver_version.empty() || !n.nvml_version.empty()) {
+    f.series.push_back(Series{{{"driver_version", n.driver_version},
+                               {"nvml_version", n.nvml_version},
+                               {"cuda_driver_version", n.cuda_driver_version}},
+                              1});
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string_view gpuwatch_version() {
+  return GPUWATCH_VERSION;
+}
+
+std::vector<Family> native_families(const Snapshot& snapshot) {
+  std::vector<Family> by_metric = empty_catalogue_families();
+  for (const auto& d : snapshot.devices) add_device_series(by_metric, d);
+  add_agent_series(by_metric, snapshot);
+
+  std::vector<Family> out;
+  out.reserve(by_metric.size() + 3);
+  out.push_back(gpu_info_family(snapshot));
+  out.push_back(driver_info_family(snapshot));
+  for (auto& f : by_metric) out.push_back(std::move(f));
+  out.push_back(build_info_family());
+  return out;
+}
+
+std::vector<Family> agent_families(const Snapshot& snapshot) {
+  std::vector<Family> by_metric = empty_catalogue_families();
+  add_agent_series(by_metric, snapshot);
+  std::vector<Family> out;
+  for (auto& f : by_metric) {
+    if (!f.series.empty()) out.push_back(std::move(f));
+  }
+  out.push_back(build_info_family());
+  return out;
+}
+
+std::string render_native(const Snapshot& snapshot, ExpositionFormat format) {
+  std::string out;
+  out.reserve(64 * 1024);
+  for (const auto& f : native_families(snapshot)) append_family(out, f, format);
+  append_end(out, format);
+  return out;
+}
+
+}  // namespace gpuwatch
