@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
 #include "cli/simulator_setup.h"
+#include "collector/abandonable_worker.h"
 #include "collector/collector.h"
 #include "config/agent_options.h"
 #include "core/duration.h"
@@ -31,22 +32,51 @@ CollectorOptions collector_options(const AgentOptions& o) {
 }
 
 // A collector and the thread that drives it; replaced as a whole when a reload changes how to collect.
+// The driving thread may be stuck in a driver call that never returns (nvmlInit on a hung driver): stopping
+// waits a moment for it and then walks away, so shutdown and reloads never hang.
 class RunningCollector {
  public:
   explicit RunningCollector(const AgentOptions& options)
-      : collector_(std::make_shared<Collector>(collector_options(options))) {
-    collector_->tick();  // the first snapshot is there before anyone can ask for it
-    thread_ = std::jthread([c = collector_](std::stop_token stop) { c->run(stop); });
+      : collector_(std::make_shared<Collector>(collector_options(options))),
+        driver_(std::make_unique<AbandonableWorker>(
+            [c = collector_](std::stop_token stop) {
+              c->tick();
+              log_first_collection(*c->latest());
+              c->run(stop);
+            },
+            kStopGrace)) {
+    driver_->start();
   }
-  ~RunningCollector() {
-    thread_.request_stop();
+  ~RunningCollector() { stop(); }
+  RunningCollector(const RunningCollector&) = delete;
+  RunningCollector& operator=(const RunningCollector&) = delete;
+
+  // Stops collecting. Returns false when the driving thread had to be left behind in a driver call.
+  bool stop() {
+    if (stopped_) return !stuck_;
+    stopped_ = true;
+    driver_->request_stop();
     collector_->clock().interrupt();
+    stuck_ = !driver_->wait_until(std::chrono::steady_clock::now() + kStopGrace);
+    if (stuck_) spdlog::warn("a collection thread is stuck in a driver call; leaving it behind");
+    return !stuck_;
   }
   const std::shared_ptr<Collector>& collector() const { return collector_; }
 
  private:
+  static constexpr std::chrono::milliseconds kStopGrace{2000};
+  static void log_first_collection(const Snapshot& snap) {
+    if (!snap.source_error.empty()) {
+      spdlog::error("no GPU could be read: {}", snap.source_error);
+    } else {
+      spdlog::info("first collection: {} device(s), driver {}", snap.devices.size(), snap.node.driver_version);
+    }
+  }
+
   std::shared_ptr<Collector> collector_;
-  std::jthread thread_;
+  std::unique_ptr<AbandonableWorker> driver_;
+  bool stopped_ = false;
+  bool stuck_ = false;
 };
 
 spdlog::level::level_enum log_level(const std::string& name) { return spdlog::level::from_str(name); }
@@ -64,8 +94,6 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
   }
 }
 
-MetricNaming to_metric_naming(Naming n) { return n == Naming::kDcgm ? MetricNaming::kDcgm : MetricNaming::kNative; }
-
 int run_agent(const AgentFlags& flags) {
   AgentOptions options;
   if (!flags.resolve(options)) return kExitUsage;
@@ -80,7 +108,7 @@ int run_agent(const AgentFlags& flags) {
   std::atomic<std::shared_ptr<RunningCollector>> running{std::make_shared<RunningCollector>(options)};
   HttpServerOptions server_options;
   server_options.listen = options.listen;
-  server_options.naming = to_metric_naming(options.naming);
+  server_options.naming = options.naming;
   server_options.dcgm_hostname_label = options.dcgm_hostname_label;
   HttpServer server(
       server_options, [&running] { return running.load()->collector()->latest(); },
@@ -91,12 +119,9 @@ int run_agent(const AgentFlags& flags) {
     spdlog::error("cannot serve: {}", e.what());
     return kExitRuntime;
   }
-  {
-    const auto snap = running.load()->collector()->latest();
-    spdlog::info("gpuwatch {} serving on {} (port {}), interval {}, {} device(s){}{}", GPUWATCH_VERSION,
-                 options.listen, server.port(), format_duration(options.interval), snap->devices.size(),
-                 snap->source_error.empty() ? "" : ": ", snap->source_error);
-  }
+  spdlog::info("gpuwatch {} serving on {} (port {}), interval {}, NVML library {}", GPUWATCH_VERSION, options.listen,
+               server.port(), format_duration(options.interval),
+               options.nvml_library.empty() ? "libnvidia-ml.so.1" : options.nvml_library);
 
   for (;;) {
     const int sig = signals.wait();
@@ -115,7 +140,7 @@ int run_agent(const AgentFlags& flags) {
     }
     warn_about_restart_only_changes(options, reloaded);
     spdlog::set_level(log_level(reloaded.log_level));
-    server.set_naming(to_metric_naming(reloaded.naming));
+    server.set_naming(reloaded.naming);
     // Restart-only settings keep their running values.
     reloaded.listen = options.listen;
     reloaded.nvml_library = options.nvml_library;
@@ -130,8 +155,14 @@ int run_agent(const AgentFlags& flags) {
     spdlog::info("reloaded {}", flags.config_path());
   }
   server.stop();
-  running.store(nullptr);  // stops collection; never waits on a hung driver call
+  const bool clean = running.load()->stop();  // never waits on a hung driver call for long
   spdlog::info("stopped");
+  if (!clean) {
+    // A thread is blocked inside the driver library; running the library's exit-time destructors under it
+    // could crash. Leave without them: everything worth keeping is already flushed.
+    spdlog::shutdown();
+    std::_Exit(kExitOk);
+  }
   return kExitOk;
 }
 

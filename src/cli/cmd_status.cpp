@@ -10,8 +10,10 @@
 #include "cli/commands.h"
 #include "cli/simulator_setup.h"
 #include "cli/status_table.h"
+#include "collector/abandonable_worker.h"
 #include "collector/collector.h"
 #include "config/agent_options.h"
+#include "core/duration.h"
 #include "core/health.h"
 #include "http/json_api.h"
 
@@ -63,14 +65,26 @@ int run_status(const StatusArgs& args) {
   copts.deadline = effective_deadline(options);
   copts.proc_root = options.proc_root;
   copts.hostname = options.hostname;
-  Collector collector(copts);
-  collector.tick();
-  // GPM ratios (SM active, tensor, DRAM) come from two samples at least 100 ms apart: read once more.
-  if (collector.ready()) {
-    collector.clock().sleep_until_ms(collector.clock().now_ms() + 150);
-    collector.tick();
+  auto collector = std::make_shared<Collector>(copts);
+  // The reads run on a thread of their own so that a driver that never answers (a hung nvmlInit) ends in a
+  // clear message instead of a status command that hangs too.
+  AbandonableWorker reader([collector](std::stop_token) {
+    collector->tick();
+    // GPM ratios (SM active, tensor, DRAM) come from two samples at least 100 ms apart: read once more.
+    if (collector->ready()) {
+      collector->clock().sleep_until_ms(collector->clock().now_ms() + 150);
+      collector->tick();
+    }
+  });
+  reader.start();
+  const auto limit = copts.effective_deadline() * 2 + std::chrono::seconds(5);
+  if (!reader.wait_until(std::chrono::steady_clock::now() + limit)) {
+    std::cerr << "gpuwatch: the NVIDIA driver did not answer within " << format_duration(limit)
+              << " (a hung driver call); the GPUs cannot be read. Check the kernel log (dmesg) for NVRM errors.\n";
+    std::cerr.flush();
+    std::_Exit(kExitCritical);  // the reading thread is stuck inside the driver library: leave without unloading it
   }
-  const SnapshotPtr snap = collector.latest();
+  const SnapshotPtr snap = collector->latest();
   if (args.json) {
     std::cout << snapshot_to_json(*snap).dump(2) << "\n";
   } else {

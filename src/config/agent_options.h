@@ -10,16 +10,16 @@
 #include <string>
 #include <string_view>
 
-namespace gpuwatch {
+#include "core/metric_naming.h"
 
-enum class Naming { kNative, kDcgm };
+namespace gpuwatch {
 
 struct AgentOptions {
   std::string listen = "0.0.0.0:19400";  // 19400: clear of dcgm-exporter (9400) and node_exporter (9100)
   std::chrono::milliseconds interval{1000};
   std::optional<std::chrono::milliseconds> deadline;  // per-GPU read deadline; default derived from interval
   std::string nvml_library;                           // "" = search libnvidia-ml.so.1, then libnvidia-ml.so
-  Naming naming = Naming::kNative;
+  MetricNaming naming = MetricNaming::kNative;
   std::string dcgm_hostname_label = "Hostname";  // dcgm-exporter's newest release says "hostname"
   std::string proc_root = "/proc";
   std::string sysfs_root = "/sys";

@@ -36,8 +36,8 @@ std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
 }
 
 std::optional<std::string> apply_naming(AgentOptions& o, std::string_view v) {
-  if (v == "native") o.naming = Naming::kNative;
-  else if (v == "dcgm") o.naming = Naming::kDcgm;
+  if (v == "native") o.naming = MetricNaming::kNative;
+  else if (v == "dcgm") o.naming = MetricNaming::kDcgm;
   else return "expected native or dcgm";
   return std::nullopt;
 }
@@ -80,7 +80,7 @@ const std::array<OptionSpec, 11>& table() {
       {"nvml_library", "PATH", "NVML library to load (default libnvidia-ml.so.1; env GPUWATCH_NVML_LIB)", false,
        string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
       {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true, apply_naming,
-       [](const AgentOptions& o) { return std::string(o.naming == Naming::kDcgm ? "dcgm" : "native"); }},
+       [](const AgentOptions& o) { return std::string(o.naming == MetricNaming::kDcgm ? "dcgm" : "native"); }},
       {"dcgm_hostname_label", "Hostname|hostname", "Spelling of the hostname label in dcgm naming", false,
        apply_hostname_label, string_getter(&AgentOptions::dcgm_hostname_label)},
       {"proc_root", "DIR", "Where to read /proc from (process names, attribution)", false,

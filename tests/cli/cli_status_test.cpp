@@ -93,3 +93,21 @@ TEST(ConfigCommand, CheckAcceptsAValidFileAndPrintsTheSettings) {
 
 }  // namespace
 }  // namespace gpuwatch::test
+
+namespace gpuwatch::test {
+namespace {
+
+TEST(StatusCommand, AHungDriverEndsWithAClearMessageInsteadOfHanging) {
+  const std::string path = "/tmp/gpuwatch-cli-hang-" + std::to_string(::getpid()) + ".yaml";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("node: {seed: 3}\ndevices:\n  - {model: H200, count: 2}\nfaults:\n  - {type: driver_hang, at: 0s}\n", f);
+  std::fclose(f);
+  auto r = run_process({kBinary, "status", "--sim-scenario", path, "--deadline", "100ms"}, {},
+                       std::chrono::seconds(30));
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("did not answer"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpuwatch::test

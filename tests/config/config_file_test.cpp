@@ -35,7 +35,7 @@ TEST_F(ConfigFileTest, AppliesEveryKnownKey) {
   EXPECT_EQ(o.listen, "127.0.0.1:9999");
   EXPECT_EQ(o.interval, std::chrono::milliseconds(100));
   EXPECT_EQ(effective_deadline(o), std::chrono::milliseconds(50));
-  EXPECT_EQ(o.naming, Naming::kDcgm);
+  EXPECT_EQ(o.naming, MetricNaming::kDcgm);
   EXPECT_EQ(o.dcgm_hostname_label, "hostname");
   EXPECT_EQ(o.proc_root, "/tmp/proc");
   EXPECT_EQ(o.log_level, "debug");
@@ -104,6 +104,31 @@ TEST(OptionTable, IntervalBelowTenMillisecondsIsRefused) {
   EXPECT_NE(find_option("interval")->apply(o, "5ms"), std::nullopt);
   EXPECT_EQ(find_option("interval")->apply(o, "10ms"), std::nullopt);
   EXPECT_EQ(effective_deadline(o), std::chrono::milliseconds(50));
+}
+
+}  // namespace
+}  // namespace gpuwatch
+
+#include <sstream>
+
+#include "config/options_reference.h"
+
+namespace gpuwatch {
+namespace {
+
+TEST(OptionsReference, DocsMatchTheOptionTable) {
+  std::ifstream in(std::string(GPUWATCH_SOURCE_DIR) + "/docs/configuration.md");
+  ASSERT_TRUE(in) << "docs/configuration.md is missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::string begin = "<!-- BEGIN GENERATED: gpuwatch config reference -->\n";
+  const std::string end = "<!-- END GENERATED -->";
+  const auto b = doc.find(begin), e = doc.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), options_reference_markdown())
+      << "regenerate with: build/gpuwatch config reference";
 }
 
 }  // namespace
