@@ -88,3 +88,5 @@
 //   int gpuwatchSimGetTime(double* unix_seconds)   scenario time as Unix seconds
 //   int gpuwatchSimSetTime(double unix_seconds)    lockstep only: move scenario time forward (never back)
 //   int gpuwatchSimIsLockstep(int* lockstep)
+//   int gpuwatchSimLastError(char* buf, unsigned len)   why the last nvmlInit_v2 failed (scenario error)
+//   int gpuwatchSimWriteProcTree(const char* dir)       fake /proc entries of the scenario's processes

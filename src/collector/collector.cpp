@@ -1,0 +1,343 @@
+#include "collector/collector.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "sources/nvml/simulator_clock.h"
+
+namespace gpuwatch {
+namespace {
+
+constexpr std::int64_t kFirstBackoffMs = 1'000;
+constexpr std::int64_t kMaxBackoffMs = 30'000;
+constexpr std::chrono::milliseconds kMinDeadline{50};
+
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+void set_sample(DeviceSnapshot& d, Metric m, double value) {
+  for (auto& s : d.samples) {
+    if (s.metric == m) {
+      s.value = value;
+      return;
+    }
+  }
+  d.samples.push_back(Sample{m, value, {}});
+}
+
+}  // namespace
+
+std::chrono::milliseconds CollectorOptions::effective_interval() const {
+  return std::max(interval, kMinInterval);
+}
+
+std::chrono::milliseconds CollectorOptions::effective_deadline() const {
+  if (deadline.count() > 0) return deadline;
+  const auto i = effective_interval();
+  return std::max(kMinDeadline, std::min(i, i * 4 / 5));
+}
+
+// One GPU's worker and what it works on. The job is shared with the worker thread: the collector touches it
+// only while the worker is idle.
+struct Collector::DeviceSlot {
+  struct Job {
+    std::shared_ptr<GpuReader> gpu;
+    std::int64_t now_ms = 0;
+    std::vector<DeviceSnapshot> result;
+    std::chrono::nanoseconds cpu{0};
+    std::chrono::nanoseconds nvml{0};
+  };
+  std::shared_ptr<Job> job = std::make_shared<Job>();
+  std::unique_ptr<AbandonableWorker> worker;
+  unsigned index = 0;
+  bool started = false;
+  bool read_once = false;
+  bool lost = false;
+  std::vector<std::string> last_uuids;  // of the devices the last completed read reported
+};
+
+struct Collector::NodeCheck {
+  std::shared_ptr<NvmlSession> session;
+  bool layout_changed = false;
+  std::chrono::nanoseconds nvml{0};
+};
+
+struct Collector::CallbackHolder {
+  std::mutex mutex;
+  EventCallback callback;
+};
+
+Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
+    : options_(std::move(options)), callback_(std::make_shared<CallbackHolder>()) {
+  auto opened = NvmlLibrary::open(options_.nvml_library);
+  lib_ = std::move(opened.library);
+  lib_error_ = std::move(opened.error);
+  clock_ = clock ? std::move(clock) : make_clock(lib_);
+  latest_.store(std::make_shared<const Snapshot>());
+}
+
+Collector::~Collector() {
+  close_session();
+}
+
+void Collector::set_event_callback(EventCallback callback) {
+  std::lock_guard lock(callback_->mutex);
+  callback_->callback = std::move(callback);
+}
+
+CollectorStats Collector::stats() const {
+  std::lock_guard lock(stats_mutex_);
+  return stats_;
+}
+
+void Collector::note_failure(std::int64_t now_ms) {
+  backoff_ms_ = backoff_ms_ == 0 ? kFirstBackoffMs : std::min(backoff_ms_ * 2, kMaxBackoffMs);
+  next_attempt_ms_ = now_ms + backoff_ms_;
+}
+
+void Collector::open_session() {
+  session_ = std::make_shared<NvmlSession>(lib_, options_.proc_root, options_.hostname);
+  if (!session_->ok()) return;
+  node_check_ = std::make_shared<NodeCheck>();
+  node_check_->session = session_;
+  node_worker_ = std::make_unique<AbandonableWorker>([check = node_check_](std::stop_token) {
+    auto& calls = check->session->calls();
+    const auto start = calls.nvml_time();
+    check->layout_changed = check->session->layout_changed();
+    check->nvml = calls.nvml_time() - start;
+  });
+  for (const auto& gpu : session_->gpus()) {
+    auto slot = std::make_unique<DeviceSlot>();
+    slot->index = gpu->gpu().identity().index;
+    slot->job->gpu = gpu;
+    slot->worker = std::make_unique<AbandonableWorker>([job = slot->job](std::stop_token) {
+      const auto cpu_start = thread_cpu_time();
+      const auto nvml_start = job->gpu->nvml_time();
+      job->gpu->read(job->now_ms, job->result);
+      job->nvml = job->gpu->nvml_time() - nvml_start;
+      job->cpu = thread_cpu_time() - cpu_start;
+    });
+    slots_.push_back(std::move(slot));
+  }
+}
+
+// Events are counted per UUID, so a GPU is registered once its first read told its UUID. A GPU identified
+// later (one that hung from the start) makes a new listener that covers it too; the counts live on.
+void Collector::update_listener(std::chrono::steady_clock::time_point deadline) {
+  std::vector<WatchedDevice> watched;
+  for (const auto& slot : slots_) {
+    if (slot->read_once && !slot->lost && !slot->last_uuids.empty() && !slot->last_uuids.front().empty()) {
+      watched.push_back({slot->job->gpu->handle(), slot->last_uuids.front()});
+    }
+  }
+  if (watched.size() <= listened_gpus_) return;
+  listened_gpus_ = watched.size();
+  listener_.reset();
+  listener_ = std::make_unique<EventListener>(
+      lib_, std::move(watched), event_counts_,
+      [holder = callback_](const std::string& uuid, unsigned long long type, unsigned long long data) {
+        std::lock_guard lock(holder->mutex);
+        if (holder->callback) holder->callback(uuid, type, data);
+      },
+      deadline);
+}
+
+void Collector::close_session() {
+  listener_.reset();
+  listened_gpus_ = 0;
+  bool any_busy = false;
+  for (auto& slot : slots_) {
+    any_busy = any_busy || slot->worker->busy();
+    slot->worker->request_stop();
+  }
+  if (node_worker_) {
+    any_busy = any_busy || node_worker_->busy();
+    node_worker_->request_stop();
+  }
+  if (any_busy && session_) session_->skip_shutdown();
+  slots_.clear();
+  node_worker_.reset();
+  node_check_.reset();
+  session_.reset();
+}
+
+bool Collector::ensure_session(std::int64_t now_ms, std::string& error) {
+  if (session_ && session_->ok()) return true;
+  if (now_ms < next_attempt_ms_) {
+    error = last_error_ + "; retrying in " + std::to_string((next_attempt_ms_ - now_ms + 999) / 1000) + " s";
+    return false;
+  }
+  if (!lib_) {
+    auto opened = NvmlLibrary::open(options_.nvml_library);
+    lib_ = std::move(opened.library);
+    lib_error_ = std::move(opened.error);
+  }
+  if (!lib_) {
+    last_error_ = lib_error_;
+  } else {
+    open_session();
+    if (session_->ok()) {
+      backoff_ms_ = 0;
+      last_error_.clear();
+      return true;
+    }
+    last_error_ = session_->error();
+    // After a driver upgrade the loaded library no longer matches the kernel module: load it afresh (threads
+    // still inside the old one keep it mapped through their own references).
+    if (session_->init_result() == NVML_ERROR_LIB_RM_VERSION_MISMATCH) lib_.reset();
+    session_.reset();
+  }
+  note_failure(now_ms);
+  error = last_error_ + "; retrying in " + std::to_string(backoff_ms_ / 1000) + " s";
+  return false;
+}
+
+void Collector::add_stale(const DeviceSlot& slot, const Snapshot* previous, Snapshot& snap) const {
+  auto mark = [](DeviceSnapshot& d) {
+    d.state = DeviceState::kStale;
+    std::erase_if(d.samples, [](const Sample& s) { return s.metric == Metric::kCriticalEvents; });
+    set_sample(d, Metric::kUp, 0);
+    set_sample(d, Metric::kStale, 1);
+  };
+  bool found = false;
+  for (const auto& uuid : slot.last_uuids) {
+    if (previous == nullptr) break;
+    for (const auto& p : previous->devices) {
+      if (p.identity.uuid != uuid) continue;
+      mark(snap.devices.emplace_back(p));
+      found = true;
+      break;
+    }
+  }
+  if (!found) {  // never read yet: all that is known is where it sits
+    DeviceSnapshot& d = snap.devices.emplace_back();
+    d.identity.index = slot.index;
+    if (!slot.last_uuids.empty()) d.identity.uuid = slot.last_uuids.front();
+    mark(d);
+  }
+}
+
+void Collector::harvest(DeviceSlot& slot, Snapshot& snap, bool& reinit) {
+  auto& job = *slot.job;
+  slot.read_once = true;
+  slot.lost = !job.result.empty() && job.result.front().state == DeviceState::kLost;
+  slot.last_uuids.clear();
+  for (auto& d : job.result) {
+    slot.last_uuids.push_back(d.identity.uuid);
+    snap.devices.push_back(std::move(d));
+  }
+  job.result.clear();
+  for (const auto& reader : job.gpu->readers()) {
+    auto& calls = reader->calls();
+    for (const auto& e : calls.errors()) {
+      errors_[{reader->identity().uuid, std::string(nvml_symbol_name(e.call)), e.code}] += e.count;
+    }
+    calls.errors().clear();
+    reinit = reinit || calls.needs_reinit();
+  }
+}
+
+void Collector::tick() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const auto cpu_start = thread_cpu_time();
+  const std::int64_t now = clock_->now_ms();
+  const auto previous = latest_.load();
+
+  auto snap = std::make_shared<Snapshot>();
+  snap->timestamp_ms = now;
+  std::chrono::nanoseconds worker_cpu{0};
+  std::chrono::nanoseconds nvml{0};
+  std::uint64_t reads = 0;
+  bool reinit = false;
+
+  std::string error;
+  const bool have_session = ensure_session(now, error);
+  if (!have_session) {
+    snap->source_error = std::move(error);
+    if (lib_) snap->node.nvml_library = lib_->path();
+  } else {
+    const auto deadline = wall_start + options_.effective_deadline();
+    const bool node_started = node_worker_->start();
+    for (auto& slot : slots_) {
+      slot->started = false;
+      if (slot->worker->busy()) continue;
+      slot->job->now_ms = now;
+      slot->started = slot->worker->start();
+    }
+    // A worker still inside an earlier read gets no new work, unless that read returns before this tick's
+    // deadline (its late result is dropped: it describes an earlier time).
+    for (auto& slot : slots_) {
+      if (slot->started || !slot->worker->wait_until(deadline)) continue;
+      slot->job->now_ms = now;
+      slot->started = slot->worker->start();
+    }
+    snap->devices.reserve(slots_.size());
+    for (auto& slot : slots_) {
+      const std::size_t first = snap->devices.size();
+      if (slot->started && slot->worker->wait_until(deadline)) {
+        worker_cpu += slot->job->cpu;
+        nvml += slot->job->nvml;
+        ++reads;
+        harvest(*slot, *snap, reinit);
+      } else {
+        add_stale(*slot, previous.get(), *snap);
+      }
+      for (std::size_t i = first; i < snap->devices.size(); ++i) {
+        if (!snap->devices[i].identity.is_mig_instance) event_counts_->fill(snap->devices[i]);
+      }
+    }
+    // Registration gets a deadline of its own: the tick's may be spent already on a hung GPU.
+    update_listener(std::chrono::steady_clock::now() + options_.effective_deadline());
+    bool layout_changed = false;
+    if (node_started && node_worker_->wait_until(deadline)) {
+      auto& node_calls = session_->calls();
+      layout_changed = node_check_->layout_changed;
+      nvml += node_check_->nvml;
+      for (const auto& e : node_calls.errors()) {
+        errors_[{std::string(), std::string(nvml_symbol_name(e.call)), e.code}] += e.count;
+      }
+      node_calls.errors().clear();
+      reinit = reinit || node_calls.needs_reinit();
+    }
+    snap->node = session_->node();
+    // Handles are invalid after a MIG reconfiguration, a GPU reset or a driver reload: start over next tick.
+    if (reinit || layout_changed || event_counts_->take_mig_change()) close_session();
+  }
+
+  snap->collector_errors = errors_;
+  snap->sequence = ++sequence_;
+  const auto wall = std::chrono::steady_clock::now() - wall_start;
+  snap->collection_seconds = std::chrono::duration<double>(wall).count();
+  {
+    std::lock_guard lock(stats_mutex_);
+    ++stats_.ticks;
+    stats_.device_reads += reads;
+    stats_.nvml_time += nvml;
+    stats_.cpu_time += worker_cpu + (thread_cpu_time() - cpu_start);
+    stats_.wall_time += wall;
+    stats_.last_tick_wall = wall;
+    snap->ticks = stats_.ticks;
+  }
+  latest_.store(std::move(snap));
+  if (have_session) ready_.store(true);
+}
+
+void Collector::run(std::stop_token stop) {
+  std::stop_callback wake(stop, [this] { clock_->interrupt(); });
+  const std::int64_t interval = options_.effective_interval().count();
+  std::int64_t next = clock_->now_ms();
+  while (!stop.stop_requested()) {
+    tick();
+    next += interval;
+    const std::int64_t now = clock_->now_ms();
+    if (now - next > interval) next = now;  // fell behind (a suspended host): do not burst to catch up
+    clock_->sleep_until_ms(next);
+  }
+}
+
+}  // namespace gpuwatch

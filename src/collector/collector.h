@@ -1,0 +1,116 @@
+// The collector owns every device call. Each tick it gives every GPU (and MIG instance) a read on that
+// device's own worker thread, waits for them until a wall-clock deadline, and publishes one immutable
+// Snapshot. A GPU whose read misses the deadline is reported stale with its last values and gets no new work
+// until its worker returns; the other GPUs keep their interval. Readers of latest() never touch a device.
+//
+// Without an NVML library or driver it still publishes snapshots, with Snapshot::source_error saying what was
+// tried, and retries with exponential backoff; the same holds after NVML starts answering
+// LIB_RM_VERSION_MISMATCH, DRIVER_NOT_LOADED or UNINITIALIZED (driver upgrade or unload).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "collector/event_listener.h"
+#include "core/clock.h"
+#include "core/snapshot.h"
+#include "sources/nvml/nvml_library.h"
+#include "sources/nvml/nvml_session.h"
+
+namespace gpuwatch {
+
+struct CollectorOptions {
+  std::string nvml_library;  // path of libnvidia-ml.so.1 (or libnvml-sim); "" tries the default names
+  std::chrono::milliseconds interval{1000};  // raised to kMinInterval when smaller
+  // Wall time a GPU's read may take before the GPU is reported stale. 0 = the default: 80% of the interval,
+  // but never under 50 ms (a long process list on a busy GPU is slow but healthy), even if that exceeds a
+  // very short interval.
+  std::chrono::milliseconds deadline{0};
+  std::string proc_root = "/proc";
+  std::string hostname;  // "" = gethostname()
+
+  static constexpr std::chrono::milliseconds kMinInterval{10};
+  std::chrono::milliseconds effective_interval() const;
+  std::chrono::milliseconds effective_deadline() const;
+};
+
+// Costs of collection, cumulative since construction. nvml_time is wall time inside NVML calls (steady_clock
+// around each call: cheap); cpu_time is thread CPU time of the collector thread in tick() and of the device
+// workers. cpu_time - nvml_time estimates the agent's own work; it is low when calls block or contend.
+struct CollectorStats {
+  std::uint64_t ticks = 0;
+  std::uint64_t device_reads = 0;  // completed reads, all devices
+  std::chrono::nanoseconds nvml_time{0};
+  std::chrono::nanoseconds cpu_time{0};   // collector thread during tick() plus device workers
+  std::chrono::nanoseconds wall_time{0};  // sum of tick() durations
+  std::chrono::nanoseconds last_tick_wall{0};
+};
+
+class Collector {
+ public:
+  // clock: null to choose from the library (the simulator's clock on libnvml-sim, else the wall clock).
+  explicit Collector(CollectorOptions options, std::unique_ptr<Clock> clock = nullptr);
+  // Returns promptly even when a device worker or the event thread is stuck in a driver call.
+  ~Collector();
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  // One collection at the clock's current time. Call from one thread at a time (run() does).
+  void tick();
+  // Ticks every interval on the clock until stop is requested.
+  void run(std::stop_token stop);
+
+  // The last published snapshot; never null (an empty snapshot before the first tick). Thread-safe.
+  SnapshotPtr latest() const { return latest_.load(); }
+  // True once a tick has read the devices of a working NVML session.
+  bool ready() const { return ready_.load(); }
+  CollectorStats stats() const;
+  Clock& clock() { return *clock_; }
+
+  // Called on the event thread for every NVML event (XID, ECC, ...); may be set at any time.
+  void set_event_callback(EventCallback callback);
+
+ private:
+  struct DeviceSlot;
+  struct CallbackHolder;
+
+  bool ensure_session(std::int64_t now_ms, std::string& error);
+  void open_session();
+  void close_session();
+  void note_failure(std::int64_t now_ms);
+  void update_listener(std::chrono::steady_clock::time_point deadline);
+  void harvest(DeviceSlot& slot, Snapshot& snap, bool& reinit);
+  void add_stale(const DeviceSlot& slot, const Snapshot* previous, Snapshot& snap) const;
+
+  CollectorOptions options_;
+  std::shared_ptr<const NvmlLibrary> lib_;
+  std::string lib_error_;
+  std::unique_ptr<Clock> clock_;
+  std::shared_ptr<NvmlSession> session_;
+  struct NodeCheck;  // node-wide calls (device count), on a worker of their own: the driver may hang them
+  std::shared_ptr<NodeCheck> node_check_;
+  std::unique_ptr<AbandonableWorker> node_worker_;
+  std::vector<std::unique_ptr<DeviceSlot>> slots_;
+  std::shared_ptr<EventCounts> event_counts_ = std::make_shared<EventCounts>();
+  std::shared_ptr<CallbackHolder> callback_;
+  std::unique_ptr<EventListener> listener_;
+  std::size_t listened_gpus_ = 0;
+  std::map<CollectorErrorKey, std::uint64_t> errors_;
+  std::string last_error_;
+  std::int64_t next_attempt_ms_ = 0;
+  std::int64_t backoff_ms_ = 0;
+  std::uint64_t sequence_ = 0;
+  std::atomic<std::shared_ptr<const Snapshot>> latest_;
+  std::atomic<bool> ready_{false};
+  mutable std::mutex stats_mutex_;
+  CollectorStats stats_;
+};
+
+}  // namespace gpuwatch

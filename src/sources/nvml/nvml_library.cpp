@@ -1,0 +1,87 @@
+#include "sources/nvml/nvml_library.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+namespace gpuwatch {
+
+void NvmlLibrary::DlHandleCloser::operator()(void* handle) const {
+  if (handle != nullptr) dlclose(handle);
+}
+
+NvmlLibrary::NvmlLibrary(std::unique_ptr<void, DlHandleCloser> handle, std::string path)
+    : handle_(std::move(handle)), path_(std::move(path)) {}
+
+NvmlLibrary::~NvmlLibrary() = default;
+
+void* NvmlLibrary::optional_symbol(const char* name) const {
+  return dlsym(handle_.get(), name);
+}
+
+NvmlOpenResult NvmlLibrary::open(const std::string& path) {
+  std::vector<std::string> candidates;
+  if (path.empty()) {
+    candidates.assign(kDefaultNames.begin(), kDefaultNames.end());
+  } else {
+    candidates.push_back(path);
+  }
+
+  std::string tried;
+  for (const auto& candidate : candidates) {
+    dlerror();
+    std::unique_ptr<void, DlHandleCloser> handle(dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL));
+    if (!handle) {
+      const char* why = dlerror();
+      tried += "\n  " + candidate + ": " + (why != nullptr ? why : "cannot be loaded");
+      continue;
+    }
+    std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary(std::move(handle), candidate));
+    std::string missing_required;
+#define GPUWATCH_NVML_RESOLVE(name, required, ret, params)                           \
+  lib->fn_.name = reinterpret_cast<ret(*) params>(dlsym(lib->handle_.get(), #name)); \
+  if (lib->fn_.name == nullptr) {                                                    \
+    if (required) {                                                                  \
+      missing_required += missing_required.empty() ? #name : ", " #name;             \
+    } else {                                                                         \
+      lib->missing_.push_back(#name);                                                \
+    }                                                                                \
+  }
+    GPUWATCH_NVML_SYMBOLS(GPUWATCH_NVML_RESOLVE)
+#undef GPUWATCH_NVML_RESOLVE
+    if (!missing_required.empty()) {
+      return {nullptr, "NVML library " + candidate + " lacks required symbol(s) " + missing_required +
+                           ": it is too old or not NVML; point --nvml-lib at the driver's libnvidia-ml.so.1"};
+    }
+
+    // Same signature under an older name: use it when the newer one is absent.
+    auto& f = lib->fn_;
+    if (f.nvmlDeviceGetCurrentClocksEventReasons == nullptr) {
+      f.nvmlDeviceGetCurrentClocksEventReasons = f.nvmlDeviceGetCurrentClocksThrottleReasons;
+    }
+    if (f.nvmlSystemGetCudaDriverVersion_v2 == nullptr) {
+      f.nvmlSystemGetCudaDriverVersion_v2 = f.nvmlSystemGetCudaDriverVersion;
+    }
+    if (f.nvmlDeviceGetComputeRunningProcesses_v3 == nullptr) {
+      f.nvmlDeviceGetComputeRunningProcesses_v3 = f.nvmlDeviceGetComputeRunningProcesses_v2;
+    }
+    if (f.nvmlDeviceGetGraphicsRunningProcesses_v3 == nullptr) {
+      f.nvmlDeviceGetGraphicsRunningProcesses_v3 = f.nvmlDeviceGetGraphicsRunningProcesses_v2;
+    }
+
+    // nvml-abi.md, Traps 2: early R535 drivers wrote 32-byte process entries. They are recognisable by
+    // exporting the confidential-computing query but not yet the detail-list call that replaced it.
+    const bool has_cc = lib->optional_symbol("nvmlDeviceGetConfComputeMemSizeInfo") != nullptr;
+    const bool has_detail_list = lib->optional_symbol("nvmlDeviceGetRunningProcessDetailList") != nullptr;
+    if (has_cc && !has_detail_list && f.nvmlDeviceGetComputeRunningProcesses_v3 != nullptr &&
+        lib->optional_symbol("nvmlDeviceGetComputeRunningProcesses_v3") != nullptr) {
+      lib->process_info_size_ = 32;
+    }
+    return {std::move(lib), {}};
+  }
+  return {nullptr, "cannot load the NVML library; tried:" + tried +
+                       "\nInstall the NVIDIA driver, or point --nvml-lib (or GPUWATCH_NVML_LIB) at its "
+                       "libnvidia-ml.so.1"};
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,253 @@
+// The collector through dlopen of libnvml-sim in lockstep: the test moves scenario time, then ticks.
+#include "collector/collector.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "sim_support.h"
+
+namespace gpuwatch {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr const char* kScenario = R"(
+node: {hostname: test-node, start: "2025-03-01T12:00:00Z"}
+devices:
+  - model: H200
+    count: 3
+    workload: {utilization: 70}
+processes:
+  - {pid: 5001, gpu: 0, name: trainer, memory: 20GiB, sm_util: 60}
+faults:
+  - {type: fall_off_bus, gpu: 1, at: 20s}
+  - {type: hung_call, gpu: 2, at: 40s, duration: 30s}
+  - {type: xid, gpu: 0, at: 60s, code: 48}
+  - {type: ecc_dbe, gpu: 0, at: 60s}
+)";
+
+const Sample* find(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
+  for (const auto& s : d.samples) {
+    if (s.metric == m && (l0.empty() || s.labels[0] == l0) && (l1.empty() || s.labels[1] == l1)) return &s;
+  }
+  return nullptr;
+}
+
+double value(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
+  const Sample* s = find(d, m, l0, l1);
+  EXPECT_NE(s, nullptr) << metric_def(m).name << "{" << l0 << "} missing on " << d.identity.uuid;
+  return s != nullptr ? s->value : -1;
+}
+
+CollectorOptions sim_options() {
+  CollectorOptions o;
+  o.nvml_library = test::sim_library_path();
+  o.interval = milliseconds(1000);
+  o.deadline = milliseconds(500);  // generous: a loaded test machine must not make a healthy GPU stale
+  return o;
+}
+
+class CollectorTest : public ::testing::Test {
+ protected:
+  // Moves scenario time to `seconds` and collects.
+  SnapshotPtr tick_at(Collector& c, double seconds) {
+    c.clock().sleep_until_ms(sim_.ms_at(seconds));
+    c.tick();
+    return c.latest();
+  }
+
+  test::SimScenario scenario_{kScenario};
+  test::Sim sim_;
+};
+
+TEST(CollectorWithoutNvml, PublishesTheReasonAndKeepsRetrying) {
+  CollectorOptions o;
+  o.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  Collector c(o);
+  EXPECT_STREQ(c.clock().domain(), "wall");
+  c.tick();
+  auto first = c.latest();
+  EXPECT_FALSE(c.ready());
+  EXPECT_TRUE(first->devices.empty());
+  EXPECT_NE(first->source_error.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos)
+      << first->source_error;
+  EXPECT_NE(first->source_error.find("retrying"), std::string::npos) << first->source_error;
+  c.tick();
+  EXPECT_EQ(c.latest()->sequence, first->sequence + 1);
+  EXPECT_FALSE(c.latest()->source_error.empty());
+}
+
+TEST_F(CollectorTest, UsesTheScenarioClockAndPublishesImmutableSnapshots) {
+  Collector c(sim_options());
+  EXPECT_STREQ(c.clock().domain(), "scenario-lockstep");
+  EXPECT_FALSE(c.ready());
+  auto first = tick_at(c, 10);
+  EXPECT_TRUE(c.ready());
+  EXPECT_TRUE(first->source_error.empty()) << first->source_error;
+  EXPECT_EQ(first->timestamp_ms, sim_.ms_at(10));
+  EXPECT_EQ(first->sequence, 1U);
+  ASSERT_EQ(first->devices.size(), 3U);
+  EXPECT_EQ(first->node.nvml_library, test::sim_library_path());
+  for (const auto& d : first->devices) {
+    EXPECT_EQ(d.state, DeviceState::kOk);
+    EXPECT_EQ(value(d, Metric::kUp), 1);
+    EXPECT_EQ(value(d, Metric::kUtilization), 0.7);
+  }
+  auto second = tick_at(c, 11);
+  EXPECT_EQ(second->sequence, 2U);
+  EXPECT_EQ(second->timestamp_ms, sim_.ms_at(11));
+  EXPECT_EQ(first->timestamp_ms, sim_.ms_at(10)) << "a published snapshot never changes";
+  ASSERT_FALSE(second->devices[0].processes.empty());
+  EXPECT_EQ(second->devices[0].processes[0].pid, 5001U);
+
+  const auto stats = c.stats();
+  EXPECT_EQ(stats.ticks, 2U);
+  EXPECT_EQ(stats.device_reads, 6U);
+  EXPECT_GT(stats.nvml_time.count(), 0);
+  EXPECT_GT(stats.cpu_time.count(), 0);
+  EXPECT_GE(stats.wall_time, stats.last_tick_wall);
+}
+
+TEST_F(CollectorTest, ALostGpuReportsDownWhileTheOthersGoOn) {
+  Collector c(sim_options());
+  auto before = tick_at(c, 19);
+  EXPECT_EQ(value(before->devices[1], Metric::kUp), 1);
+  auto after = tick_at(c, 21);
+  ASSERT_EQ(after->devices.size(), 3U);
+  const auto& lost = after->devices[1];
+  EXPECT_EQ(lost.state, DeviceState::kLost);
+  EXPECT_EQ(value(lost, Metric::kUp), 0);
+  EXPECT_EQ(lost.identity.uuid, before->devices[1].identity.uuid);
+  EXPECT_EQ(find(lost, Metric::kTemperature), nullptr) << "a lost GPU reports no stale readings";
+  for (int i : {0, 2}) {
+    EXPECT_EQ(after->devices[i].state, DeviceState::kOk);
+    EXPECT_EQ(value(after->devices[i], Metric::kUp), 1);
+    EXPECT_EQ(after->devices[i].last_read_ms, sim_.ms_at(21));
+  }
+  EXPECT_TRUE(after->collector_errors.empty()) << "GPU_IS_LOST is a state, not a collector error";
+}
+
+TEST_F(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFresh) {
+  Collector c(sim_options());
+  auto before = tick_at(c, 39);
+  const double temperature_before = value(before->devices[2], Metric::kTemperature);
+
+  auto hung = tick_at(c, 41);
+  const auto& stale = hung->devices[2];
+  EXPECT_EQ(stale.state, DeviceState::kStale);
+  EXPECT_EQ(value(stale, Metric::kUp), 0);
+  EXPECT_EQ(value(stale, Metric::kStale), 1);
+  EXPECT_EQ(value(stale, Metric::kTemperature), temperature_before);
+  EXPECT_EQ(stale.last_read_ms, sim_.ms_at(39));
+  EXPECT_EQ(hung->devices[0].state, DeviceState::kOk);
+  EXPECT_EQ(hung->devices[0].last_read_ms, sim_.ms_at(41));
+
+  auto still = tick_at(c, 42);  // the worker is still inside the call: no new work, still stale
+  EXPECT_EQ(still->devices[2].state, DeviceState::kStale);
+  EXPECT_EQ(still->devices[0].last_read_ms, sim_.ms_at(42));
+
+  auto recovered = tick_at(c, 71);  // the hang ends at 70 s
+  EXPECT_EQ(recovered->devices[2].state, DeviceState::kOk);
+  EXPECT_EQ(value(recovered->devices[2], Metric::kStale), 0);
+  EXPECT_EQ(recovered->devices[2].last_read_ms, sim_.ms_at(71));
+}
+
+TEST_F(CollectorTest, ShutdownReturnsWhileAWorkerIsStuckInTheDriver) {
+  auto c = std::make_unique<Collector>(sim_options());
+  tick_at(*c, 41);
+  ASSERT_EQ(c->latest()->devices[2].state, DeviceState::kStale);
+  const auto start = std::chrono::steady_clock::now();
+  c.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST_F(CollectorTest, XidsAreCountedPerCodeAndTheCallbackFiresAtOnce) {
+  Collector c(sim_options());
+  std::mutex mutex;
+  std::condition_variable seen;
+  std::vector<std::tuple<std::string, unsigned long long, unsigned long long>> events;
+  c.set_event_callback([&](const std::string& uuid, unsigned long long type, unsigned long long data) {
+    std::lock_guard lock(mutex);
+    events.emplace_back(uuid, type, data);
+    seen.notify_all();
+  });
+  auto before = tick_at(c, 59);
+  const std::string uuid = before->devices[0].identity.uuid;
+  EXPECT_TRUE(before->devices[0].xid_counts.empty());
+  EXPECT_EQ(value(before->devices[0], Metric::kEccErrors, "uncorrected", "volatile"), 0);
+
+  sim_.advance_to(61);
+  {
+    std::unique_lock lock(mutex);
+    const bool got = seen.wait_for(lock, std::chrono::seconds(10), [&] {
+      return std::any_of(events.begin(), events.end(),
+                         [](const auto& e) { return std::get<1>(e) == nvmlEventTypeXidCriticalError; });
+    });
+    ASSERT_TRUE(got) << "no XID event within 10 s of wall time";
+    for (const auto& e : events) {
+      if (std::get<1>(e) == nvmlEventTypeXidCriticalError) {
+        EXPECT_EQ(std::get<0>(e), uuid);
+        EXPECT_EQ(std::get<2>(e), 48U);
+      }
+    }
+  }
+  auto after = tick_at(c, 62);
+  const auto& d = after->devices[0];
+  // Every XID the driver delivered is counted (the double-bit error raises XID 48 as well).
+  std::uint64_t delivered = 0;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& e : events) delivered += std::get<1>(e) == nvmlEventTypeXidCriticalError ? 1 : 0;
+  }
+  ASSERT_EQ(d.xid_counts.count(48), 1U);
+  EXPECT_EQ(d.xid_counts.at(48), delivered);
+  EXPECT_EQ(d.last_xid, 48U);
+  EXPECT_GT(value(d, Metric::kEccErrors, "uncorrected", "volatile"), 0);
+  EXPECT_EQ(value(d, Metric::kCriticalEvents, "double_bit_ecc"), 1);
+  EXPECT_EQ(value(d, Metric::kCriticalEvents, "single_bit_ecc"), 0);
+  EXPECT_TRUE(after->devices[1].xid_counts.empty());
+}
+
+TEST(CollectorDriverHang, EveryGpuGoesStaleButSnapshotsKeepComing) {
+  test::SimScenario scenario(R"(
+node: {start: "2025-03-01T12:00:00Z"}
+devices:
+  - {model: H200, count: 2}
+faults:
+  - {type: driver_hang, at: 40s, duration: 30s}
+)");
+  test::Sim sim;
+  Collector c(sim_options());
+  c.clock().sleep_until_ms(sim.ms_at(39));
+  c.tick();
+  c.clock().sleep_until_ms(sim.ms_at(41));
+  c.tick();  // every call, node-wide ones included, now hangs in the driver
+  auto hung = c.latest();
+  EXPECT_EQ(hung->sequence, 2U);
+  ASSERT_EQ(hung->devices.size(), 2U);
+  for (const auto& d : hung->devices) {
+    EXPECT_EQ(d.state, DeviceState::kStale);
+    EXPECT_EQ(d.last_read_ms, sim.ms_at(39));
+  }
+  c.clock().sleep_until_ms(sim.ms_at(71));
+  c.tick();
+  for (const auto& d : c.latest()->devices) EXPECT_EQ(d.state, DeviceState::kOk);
+}
+
+TEST_F(CollectorTest, RunTicksEveryIntervalOnTheScenarioClock) {
+  Collector c(sim_options());
+  const std::int64_t start = c.clock().now_ms();
+  {
+    std::jthread runner([&](std::stop_token stop) { c.run(stop); });
+    while (c.latest()->sequence < 5) std::this_thread::yield();
+  }
+  const auto snap = c.latest();
+  EXPECT_EQ(snap->timestamp_ms, start + static_cast<std::int64_t>(snap->sequence - 1) * 1000);
+}
+
+}  // namespace
+}  // namespace gpuwatch
