@@ -86,6 +86,11 @@ void HttpServer::start() {
   });
   // Short keep-alive so stop() returns promptly even with idle client connections open.
   server.set_keep_alive_timeout(1);
+  // Scrapers reuse their connection: do not close it every 5 requests (httplib's default).
+  server.set_keep_alive_max_count(1000);
+  // A response is written in two sends (headers, then the cached body); without TCP_NODELAY the second waits
+  // for the client's delayed ACK, ~40 ms a request on loopback.
+  server.set_tcp_nodelay(true);
 
   server.Get("/metrics", [this, &cache](const httplib::Request& req, httplib::Response& res) {
     MetricNaming naming = naming_.load();
