@@ -7,7 +7,7 @@ packages=(
   # build
   cmake ninja-build g++ pkg-config make
   # libraries
-  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libfmt-dev libspdlog-dev
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
   # tests
   libgtest-dev libgmock-dev prometheus curl
   # benchmarks

@@ -1,0 +1,276 @@
+#include "store/chunk_codec.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "store/byte_io.h"
+#include "store/int_column.h"
+
+namespace gpuwatch::store {
+namespace {
+
+constexpr std::uint8_t kMagic[3] = {'G', 'W', 'C'};
+constexpr std::uint8_t kFlagZstd = 0x01;
+constexpr std::size_t kChecksumBytes = 4;
+constexpr std::size_t kMinBlockBytes = 3 + 1 + 1 + 1 + 4 + kChecksumBytes;
+constexpr std::size_t kSmallestPayloadWorthZstd = 32;
+
+// Worst case of the raw payload per sample (two 10-byte varints per run entry, XOR <= 10 bytes),
+// which bounds what a decoder allocates for a header's claim.
+std::size_t max_raw_payload(std::size_t samples) {
+  return 64 + 48 * samples;
+}
+
+std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  return static_cast<std::uint32_t>(crc32(crc, bytes.data(), static_cast<uInt>(bytes.size())));
+}
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+struct Header {
+  BlockInfo info;
+  std::size_t payload_offset = 0;
+  std::size_t payload_bytes = 0;
+  std::size_t raw_payload_bytes = 0;
+};
+
+// Checks the checksum first, so that any flipped bit or truncation is reported as such.
+Header read_header(std::span<const std::uint8_t> block) {
+  if (block.size() < kMinBlockBytes) {
+    throw CodecError("block of " + std::to_string(block.size()) +
+                     " bytes is shorter than the smallest block (" + std::to_string(kMinBlockBytes) +
+                     "): truncated");
+  }
+  const auto body = block.first(block.size() - kChecksumBytes);
+  ByteReader tail(block.last(kChecksumBytes), "block checksum");
+  const auto stored = static_cast<std::uint32_t>(tail.fixed(4, "CRC-32"));
+  const std::uint32_t computed = crc32_of(body);
+  if (stored != computed) {
+    throw CodecError("block checksum mismatch (stored " + hex32(stored) + ", computed " + hex32(computed) +
+                     "): the block is corrupt or truncated");
+  }
+  ByteReader r(body, "block header");
+  for (const std::uint8_t m : kMagic) {
+    if (r.u8("magic") != m) r.fail("not a gpuwatch history block (bad magic)");
+  }
+  const std::uint8_t version = r.u8("format version");
+  if (version != kBlockFormatVersion) {
+    r.fail("unsupported block format version " + std::to_string(version) + " (this build reads " +
+           std::to_string(kBlockFormatVersion) + ")");
+  }
+  const std::uint8_t flags = r.u8("flags");
+  if ((flags & ~kFlagZstd) != 0) r.fail("unknown flags " + std::to_string(flags));
+  const std::uint8_t encoding = r.u8("value encoding");
+  if (encoding > static_cast<std::uint8_t>(ValueEncoding::kXor)) {
+    r.fail("unknown value encoding " + std::to_string(encoding));
+  }
+  Header h;
+  h.info.values = static_cast<ValueEncoding>(encoding);
+  h.info.zstd = (flags & kFlagZstd) != 0;
+  const std::uint64_t samples = r.varint("sample count");
+  if (samples == 0 || samples > kMaxBlockSamples) {
+    r.fail("sample count " + std::to_string(samples) + " outside 1.." + std::to_string(kMaxBlockSamples));
+  }
+  h.info.samples = static_cast<std::size_t>(samples);
+  h.info.first_ms = r.svarint("first timestamp");
+  h.info.last_ms =
+      static_cast<std::int64_t>(static_cast<std::uint64_t>(h.info.first_ms) + r.varint("time span"));
+  const std::uint64_t payload = r.varint("payload length");
+  if (h.info.zstd) {
+    const std::uint64_t raw = r.varint("uncompressed payload length");
+    if (raw > max_raw_payload(h.info.samples)) {
+      r.fail("uncompressed payload length " + std::to_string(raw) + " impossible for " +
+             std::to_string(samples) + " samples");
+    }
+    h.raw_payload_bytes = static_cast<std::size_t>(raw);
+  }
+  if (payload != r.remaining()) {
+    r.fail("payload length " + std::to_string(payload) + " does not match the " +
+           std::to_string(r.remaining()) + " bytes present");
+  }
+  h.payload_offset = r.offset();
+  h.payload_bytes = static_cast<std::size_t>(payload);
+  if (!h.info.zstd) h.raw_payload_bytes = h.payload_bytes;
+  h.info.encoded_bytes = block.size();
+  return h;
+}
+
+void check_input(std::span<const std::int64_t> t, std::span<const double> v) {
+  if (t.size() != v.size()) {
+    throw CodecError("block input has " + std::to_string(t.size()) + " timestamps but " +
+                     std::to_string(v.size()) + " values");
+  }
+  if (t.empty()) throw CodecError("a block needs at least one sample");
+  if (t.size() > kMaxBlockSamples) {
+    throw CodecError("block of " + std::to_string(t.size()) + " samples exceeds the maximum of " +
+                     std::to_string(kMaxBlockSamples));
+  }
+  for (std::size_t i = 1; i < t.size(); ++i) {
+    if (t[i] <= t[i - 1]) {
+      throw CodecError("timestamps must be strictly increasing: sample " + std::to_string(i) + " has " +
+                       std::to_string(t[i]) + " ms after " + std::to_string(t[i - 1]) + " ms");
+    }
+  }
+}
+
+}  // namespace
+
+struct BlockEncoder::Zstd {
+  struct Free {
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+  };
+  std::unique_ptr<ZSTD_CCtx, Free> ctx{ZSTD_createCCtx()};
+  std::vector<std::uint8_t> raw;
+  std::vector<std::uint8_t> packed;
+  std::vector<std::uint8_t> entropy;
+};
+
+ValueEncoding BlockEncoder::encode_payload(std::span<const std::int64_t> dod, std::span<const double> values,
+                                           IntPacking packing, std::vector<std::uint8_t>& raw) {
+  raw.clear();
+  ByteWriter payload(raw);
+  encode_int_column(dod, payload, packing);
+  return encode_values(values, payload, packing);
+}
+
+// Compressed size, or the largest size_t when zstd fails (the caller then keeps the uncompressed payload).
+std::size_t BlockEncoder::compress(const std::vector<std::uint8_t>& raw, std::vector<std::uint8_t>& out) {
+  out.resize(ZSTD_compressBound(raw.size()));
+  const std::size_t size = ZSTD_compressCCtx(zstd_->ctx.get(), out.data(), out.size(), raw.data(), raw.size(),
+                                             options_.zstd_level);
+  if (ZSTD_isError(size)) return std::numeric_limits<std::size_t>::max();
+  out.resize(size);
+  return size;
+}
+
+struct BlockDecoder::Zstd {
+  struct Free {
+    void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
+  };
+  std::unique_ptr<ZSTD_DCtx, Free> ctx{ZSTD_createDCtx()};
+  std::vector<std::uint8_t> raw;
+};
+
+BlockEncoder::BlockEncoder(EncodeOptions options) : options_(options), zstd_(std::make_unique<Zstd>()) {}
+BlockEncoder::~BlockEncoder() = default;
+BlockEncoder::BlockEncoder(BlockEncoder&&) noexcept = default;
+BlockEncoder& BlockEncoder::operator=(BlockEncoder&&) noexcept = default;
+
+std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, std::span<const double> v) {
+  check_input(t, v);
+  const std::size_t n = t.size();
+
+  // Time column: first delta, then deltas of deltas. Unsigned arithmetic keeps any int64 range exact.
+  std::vector<std::int64_t> dod(n - 1);
+  std::uint64_t prev_delta = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::uint64_t delta = static_cast<std::uint64_t>(t[i]) - static_cast<std::uint64_t>(t[i - 1]);
+    dod[i - 1] = static_cast<std::int64_t>(delta - prev_delta);
+    prev_delta = delta;
+  }
+  // Varint payload (zstd-compressed when that pays), then an entropy-coded one; keep the smaller.
+  const ValueEncoding encoding = encode_payload(dod, v, IntPacking::kVarint, zstd_->raw);
+  const std::vector<std::uint8_t>* body = &zstd_->raw;
+  std::size_t raw_size = zstd_->raw.size();
+  bool packed = false;
+  if (raw_size >= kSmallestPayloadWorthZstd) {
+    if (options_.zstd_level > 0 && zstd_->ctx &&
+        compress(zstd_->raw, zstd_->packed) < raw_size - varint_size(raw_size)) {
+      body = &zstd_->packed;
+      packed = true;
+    }
+    if (options_.entropy_coding) {
+      encode_payload(dod, v, IntPacking::kEntropy, zstd_->entropy);
+      if (zstd_->entropy.size() < body->size() + (packed ? varint_size(raw_size) : 0)) {
+        body = &zstd_->entropy;
+        raw_size = body->size();
+        packed = false;
+      }
+    }
+  }
+
+  std::vector<std::uint8_t> block;
+  block.reserve(body->size() + 40);
+  ByteWriter w(block);
+  for (const std::uint8_t m : kMagic) w.u8(m);
+  w.u8(kBlockFormatVersion);
+  w.u8(packed ? kFlagZstd : 0);
+  w.u8(static_cast<std::uint8_t>(encoding));
+  w.varint(n);
+  w.svarint(t[0]);
+  w.varint(static_cast<std::uint64_t>(t[n - 1]) - static_cast<std::uint64_t>(t[0]));
+  w.varint(body->size());
+  if (packed) w.varint(raw_size);
+  w.bytes(*body);
+  w.fixed(crc32_of(block), 4);
+  return block;
+}
+
+BlockDecoder::BlockDecoder() : zstd_(std::make_unique<Zstd>()) {}
+BlockDecoder::~BlockDecoder() = default;
+BlockDecoder::BlockDecoder(BlockDecoder&&) noexcept = default;
+BlockDecoder& BlockDecoder::operator=(BlockDecoder&&) noexcept = default;
+
+DecodedBlock BlockDecoder::decode(std::span<const std::uint8_t> block) {
+  DecodedBlock d;
+  decode_into(block, d.timestamps_ms, d.values);
+  return d;
+}
+
+void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& t,
+                               std::vector<double>& v) {
+  const Header h = read_header(block);
+  std::span<const std::uint8_t> payload = block.subspan(h.payload_offset, h.payload_bytes);
+  if (h.info.zstd) {
+    if (!zstd_->ctx) throw CodecError("cannot allocate a zstd decompression context");
+    zstd_->raw.resize(h.raw_payload_bytes);
+    const std::size_t size = ZSTD_decompressDCtx(zstd_->ctx.get(), zstd_->raw.data(), zstd_->raw.size(),
+                                                 payload.data(), payload.size());
+    if (ZSTD_isError(size) || size != h.raw_payload_bytes) {
+      throw CodecError(std::string("block payload does not decompress: ") +
+                       (ZSTD_isError(size) ? ZSTD_getErrorName(size) : "length differs from the header"));
+    }
+    payload = zstd_->raw;
+  }
+  const std::size_t n = h.info.samples;
+  t.resize(n);
+  v.resize(n);
+  ByteReader r(payload, "block payload");
+  t[0] = h.info.first_ms;
+  decode_int_column(r, std::span<std::int64_t>(t).subspan(1));
+  std::uint64_t delta = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    delta += static_cast<std::uint64_t>(t[i]);
+    t[i] = static_cast<std::int64_t>(static_cast<std::uint64_t>(t[i - 1]) + delta);
+  }
+  decode_values(h.info.values, r, v);
+  if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " unexpected trailing bytes");
+  if (t[n - 1] != h.info.last_ms) {
+    throw CodecError("block time column ends at " + std::to_string(t[n - 1]) + " ms but the header says " +
+                     std::to_string(h.info.last_ms) + " ms");
+  }
+}
+
+BlockInfo inspect_block(std::span<const std::uint8_t> block) {
+  return read_header(block).info;
+}
+
+std::vector<std::uint8_t> encode_block(std::span<const std::int64_t> timestamps_ms,
+                                       std::span<const double> values, EncodeOptions options) {
+  return BlockEncoder(options).encode(timestamps_ms, values);
+}
+
+DecodedBlock decode_block(std::span<const std::uint8_t> block) {
+  return BlockDecoder().decode(block);
+}
+
+}  // namespace gpuwatch::store

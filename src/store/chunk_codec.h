@@ -1,0 +1,92 @@
+#pragma once
+// The history store's chunk codec: one block = one series' samples (int64 millisecond
+// timestamps, strictly increasing; IEEE-754 doubles) over a time range, encoded losslessly and
+// bit-exactly into a self-describing byte string with a version and a CRC-32 checksum.
+// The byte format is documented in docs/store-format.md.
+//
+// A caller may rely on: decode(encode(t, v)) returns t and v bit for bit; encode refuses empty,
+// mismatched, oversized or non-increasing input with CodecError; decode of any byte string either
+// returns exactly what was encoded or throws CodecError (a flipped bit or a truncation is reported
+// as a checksum mismatch); neither crashes on any input.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "store/codec_error.h"
+#include "store/int_column.h"
+#include "store/value_column.h"
+
+namespace gpuwatch::store {
+
+inline constexpr std::uint8_t kBlockFormatVersion = 1;
+inline constexpr std::size_t kMaxBlockSamples = std::size_t{1} << 22;
+
+struct EncodeOptions {
+  int zstd_level = 3;          // 0 disables zstd; otherwise zstd is kept only when it makes the block smaller
+  bool entropy_coding = true;  // also try entropy-coded columns and keep them when smaller
+};
+
+// What a block holds, read from its header without decoding the samples.
+struct BlockInfo {
+  std::size_t samples = 0;
+  std::int64_t first_ms = 0;
+  std::int64_t last_ms = 0;
+  ValueEncoding values = ValueEncoding::kConstant;
+  bool zstd = false;
+  std::size_t encoded_bytes = 0;
+};
+
+struct DecodedBlock {
+  std::vector<std::int64_t> timestamps_ms;
+  std::vector<double> values;
+};
+
+// Encodes blocks; keeps one zstd context so that encoding many blocks does not allocate one each.
+class BlockEncoder {
+ public:
+  explicit BlockEncoder(EncodeOptions options = {});
+  ~BlockEncoder();
+  BlockEncoder(BlockEncoder&&) noexcept;
+  BlockEncoder& operator=(BlockEncoder&&) noexcept;
+
+  std::vector<std::uint8_t> encode(std::span<const std::int64_t> timestamps_ms,
+                                   std::span<const double> values);
+
+ private:
+  struct Zstd;
+  ValueEncoding encode_payload(std::span<const std::int64_t> dod, std::span<const double> values,
+                               IntPacking packing, std::vector<std::uint8_t>& raw);
+  std::size_t compress(const std::vector<std::uint8_t>& raw, std::vector<std::uint8_t>& out);
+
+  EncodeOptions options_;
+  std::unique_ptr<Zstd> zstd_;
+};
+
+// Decodes blocks; keeps one zstd context.
+class BlockDecoder {
+ public:
+  BlockDecoder();
+  ~BlockDecoder();
+  BlockDecoder(BlockDecoder&&) noexcept;
+  BlockDecoder& operator=(BlockDecoder&&) noexcept;
+
+  DecodedBlock decode(std::span<const std::uint8_t> block);
+  // Same, into caller-owned vectors (resized), so a reader can reuse their memory.
+  void decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& timestamps_ms,
+                   std::vector<double>& values);
+
+ private:
+  struct Zstd;
+  std::unique_ptr<Zstd> zstd_;
+};
+
+// Verifies the checksum and reads the header.
+BlockInfo inspect_block(std::span<const std::uint8_t> block);
+
+// One-shot conveniences.
+std::vector<std::uint8_t> encode_block(std::span<const std::int64_t> timestamps_ms,
+                                       std::span<const double> values, EncodeOptions options = {});
+DecodedBlock decode_block(std::span<const std::uint8_t> block);
+
+}  // namespace gpuwatch::store
