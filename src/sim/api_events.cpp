@@ -5,9 +5,9 @@ using namespace gpuwatch::sim;
 
 namespace {
 
-constexpr unsigned long long kSupportedEvents = nvmlEventTypeSingleBitEccError |
-                                                nvmlEventTypeDoubleBitEccError | nvmlEventTypePState |
-                                                nvmlEventTypeXidCriticalError | nvmlEventTypeClock;
+constexpr unsigned long long kSupportedEvents =
+    nvmlEventTypeSingleBitEccError | nvmlEventTypeDoubleBitEccError | nvmlEventTypePState |
+    nvmlEventTypeXidCriticalError | nvmlEventTypeClock | nvmlEventMigConfigChange;
 
 }  // namespace
 

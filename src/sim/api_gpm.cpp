@@ -107,8 +107,8 @@ nvmlReturn_t take_sample(nvmlDevice_t device, int gpu_instance_id, nvmlGpmSample
     GpmSampleState state{true, c.gpu, -1, c.t, c.reading().counters};
     if (gpu_instance_id >= 0) {
       if (!c.device().mig_enabled) return NVML_ERROR_NOT_SUPPORTED;
-      for (std::size_t i = 0; i < c.device().mig.size(); ++i)
-        if (c.device().mig[i].gpu_instance_id == static_cast<unsigned>(gpu_instance_id))
+      for (std::size_t i = 0; i < c.instances().size(); ++i)
+        if (c.instances()[i].gpu_instance_id == static_cast<unsigned>(gpu_instance_id))
           state.gpu_instance = static_cast<int>(i);
       if (state.gpu_instance < 0) return NVML_ERROR_INVALID_ARGUMENT;
     }

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "sim/api_support.h"
+#include "sim/handles.h"
 #include "sim/identity.h"
 
 using namespace gpuwatch::sim;
@@ -10,8 +11,7 @@ namespace {
 
 std::string device_name(const Call& c) {
   std::string name(c.device().model->name);
-  if (c.mig >= 0)
-    name += " MIG " + std::string(c.device().mig[static_cast<std::size_t>(c.mig)].profile->name);
+  if (c.mig >= 0) name += " MIG " + std::string(c.instances()[static_cast<std::size_t>(c.mig)].profile->name);
   return name;
 }
 
@@ -35,7 +35,9 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned length)
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned length) {
   return on_device(device, [&](const Call& c) -> nvmlReturn_t {
     const std::string text =
-        c.mig >= 0 ? mig_uuid(c.seed(), c.gpu, static_cast<unsigned>(c.mig)) : gpu_uuid(c.seed(), c.gpu);
+        // An instance of a new MIG layout is a new device with a UUID of its own.
+        c.mig >= 0 ? mig_uuid(c.seed(), c.gpu, static_cast<unsigned>(c.mig) + kMigSlots * c.mig_epoch)
+                   : gpu_uuid(c.seed(), c.gpu);
     return copy_string(text, uuid, length);
   });
 }
@@ -91,8 +93,8 @@ nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned i
     if (!mig) return NVML_ERROR_INVALID_ARGUMENT;
     if (c.device().model->mig_profiles.empty() || !c.device().mig_enabled) return NVML_ERROR_NOT_SUPPORTED;
     if (index >= 7) return NVML_ERROR_INVALID_ARGUMENT;
-    if (index >= c.device().mig.size()) return NVML_ERROR_NOT_FOUND;
-    *mig = sim().mig_handle(c.gpu, index);
+    if (index >= c.instances().size()) return NVML_ERROR_NOT_FOUND;
+    *mig = Simulator::mig_handle(c, index);
     return NVML_SUCCESS;
   });
 }
@@ -108,7 +110,7 @@ nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned* is_mig) 
 nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t* device) {
   return on_device(mig, [&](const Call& c) -> nvmlReturn_t {
     if (!device || c.mig < 0) return NVML_ERROR_INVALID_ARGUMENT;
-    *device = sim().gpu_handle(c.gpu);
+    *device = Simulator::gpu_handle(c, c.gpu);
     return NVML_SUCCESS;
   });
 }
@@ -117,7 +119,7 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned* id) {
   return on_device(device, [&](const Call& c) -> nvmlReturn_t {
     if (!id) return NVML_ERROR_INVALID_ARGUMENT;
     if (c.mig < 0) return NVML_ERROR_NOT_SUPPORTED;
-    *id = c.device().mig[static_cast<std::size_t>(c.mig)].gpu_instance_id;
+    *id = c.instances()[static_cast<std::size_t>(c.mig)].gpu_instance_id;
     return NVML_SUCCESS;
   });
 }

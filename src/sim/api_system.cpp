@@ -15,13 +15,13 @@ nvmlReturn_t nvmlShutdown(void) {
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned length) {
   return on_system([&](const Call& c) -> nvmlReturn_t {
-    return copy_string(c.node->scenario.node.driver_version, version, length);
+    return copy_string(c.node->faults.driver_version(c.t), version, length);
   });
 }
 
 nvmlReturn_t nvmlSystemGetNVMLVersion(char* version, unsigned length) {
   return on_system([&](const Call& c) -> nvmlReturn_t {
-    return copy_string(c.node->scenario.node.nvml_version, version, length);
+    return copy_string(c.node->faults.nvml_version(c.t), version, length);
   });
 }
 
@@ -48,7 +48,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* device) {
   return on_system([&](const Call& c) -> nvmlReturn_t {
     if (!device || index >= c.node->scenario.devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
-    *device = sim().gpu_handle(index);
+    *device = Simulator::gpu_handle(c, index);
     // A GPU that fell off the bus is still enumerated, but NVML says so when asked for its handle.
     return c.node->faults.lost(index, c.t) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
   });
@@ -67,6 +67,13 @@ int gpuwatchSimSetTime(double unix_seconds) {
 int gpuwatchSimIsLockstep(int* lockstep) {
   return guarded([&]() -> nvmlReturn_t {
     return lockstep ? sim().is_lockstep(*lockstep) : NVML_ERROR_INVALID_ARGUMENT;
+  });
+}
+
+int gpuwatchSimGetHostname(char* buf, unsigned len) {
+  return guarded([&]() -> nvmlReturn_t {
+    const auto node = sim().node();
+    return node ? copy_string(node->scenario.node.hostname, buf, len) : NVML_ERROR_UNINITIALIZED;
   });
 }
 

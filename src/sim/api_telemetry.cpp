@@ -23,9 +23,11 @@ struct MemoryUse {
 };
 MemoryUse memory_use(const Call& c) {
   if (c.mig >= 0) {
-    const MigInstance& mi = c.device().mig[static_cast<std::size_t>(c.mig)];
-    return {mi.profile->memory_mib * 1024.0 * 1024.0, kInstanceReservedBytes,
-            c.node->processes.instance_memory_used(c.gpu, c.mig, c.t)};
+    const MigInstance& mi = c.instances()[static_cast<std::size_t>(c.mig)];
+    // Processes belong to the scenario's first layout; the loader makes them stop before a reconfiguration.
+    const double used =
+        c.mig_epoch == 0 ? c.node->processes.instance_memory_used(c.gpu, c.mig, c.t) : kInstanceReservedBytes;
+    return {mi.profile->memory_mib * 1024.0 * 1024.0, kInstanceReservedBytes, used};
   }
   return {static_cast<double>(c.device().memory_bytes), kDriverReservedBytes,
           c.node->processes.gpu_memory_used(c.gpu, c.t)};

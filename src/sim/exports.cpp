@@ -11,6 +11,7 @@ namespace gpuwatch::sim {
     reinterpret_cast<const void*>(&gpuwatchSimSetTime),
     reinterpret_cast<const void*>(&gpuwatchSimIsLockstep),
     reinterpret_cast<const void*>(&gpuwatchSimLastError),
+    reinterpret_cast<const void*>(&gpuwatchSimGetHostname),
     reinterpret_cast<const void*>(&gpuwatchSimWriteProcTree),
 };
 #undef GPUWATCH_SIM_ADDRESS

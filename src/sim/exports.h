@@ -18,6 +18,7 @@ GPUWATCH_SIM_EXPORT int gpuwatchSimGetTime(double* unix_seconds);
 GPUWATCH_SIM_EXPORT int gpuwatchSimSetTime(double unix_seconds);
 GPUWATCH_SIM_EXPORT int gpuwatchSimIsLockstep(int* lockstep);
 GPUWATCH_SIM_EXPORT int gpuwatchSimLastError(char* buf, unsigned len);
+GPUWATCH_SIM_EXPORT int gpuwatchSimGetHostname(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteProcTree(const char* dir);
 
 }  // extern "C"

@@ -31,6 +31,9 @@ FaultEffects::FaultEffects(const Scenario& scenario) : scenario_(scenario) {
         events_.push_back({f.at, gpu, nvmlEventTypeDoubleBitEccError, 0});
         events_.push_back({f.at, gpu, nvmlEventTypeXidCriticalError, 48});
         break;
+      case FaultKind::kMigReconfigure:
+        events_.push_back({f.at, gpu, nvmlEventMigConfigChange, 0});
+        break;
       case FaultKind::kRowRemap:
         if (f.failure)
           events_.push_back({f.at, gpu, nvmlEventTypeXidCriticalError, 64});
@@ -125,6 +128,54 @@ unsigned FaultEffects::link_width(unsigned gpu, double t, unsigned normal) const
     if (f.active(t) && f.width > 0) width = std::min(width, f.width);
   });
   return width;
+}
+
+std::optional<nvmlReturn_t> FaultEffects::driver_down(double t) const {
+  std::optional<nvmlReturn_t> answer;
+  for (const auto& f : scenario_.faults) {
+    if (f.kind == FaultKind::kDriverReload && f.active(t)) answer = NVML_ERROR_LIB_RM_VERSION_MISMATCH;
+    if (f.kind == FaultKind::kDriverUnload && f.active(t) && !answer) answer = NVML_ERROR_DRIVER_NOT_LOADED;
+  }
+  return answer;
+}
+
+unsigned FaultEffects::driver_epoch(double t) const {
+  unsigned n = 0;
+  for (const auto& f : scenario_.faults)
+    n += (f.kind == FaultKind::kDriverReload || f.kind == FaultKind::kDriverUnload) && t >= f.at ? 1 : 0;
+  return n;
+}
+
+std::string FaultEffects::driver_version(double t) const {
+  const Fault* latest = nullptr;
+  for (const auto& f : scenario_.faults) {
+    const bool reload = f.kind == FaultKind::kDriverReload || f.kind == FaultKind::kDriverUnload;
+    if (reload && !f.new_driver_version.empty() && t >= f.end() && (!latest || f.end() >= latest->end()))
+      latest = &f;
+  }
+  return latest ? latest->new_driver_version : scenario_.node.driver_version;
+}
+
+std::string FaultEffects::nvml_version(double t) const {
+  const std::string driver = driver_version(t);
+  if (driver == scenario_.node.driver_version) return scenario_.node.nvml_version;
+  // NVML's version is the CUDA major version followed by the driver's.
+  const std::string& base = scenario_.node.nvml_version;
+  return base.substr(0, base.find('.')) + "." + driver;
+}
+
+unsigned FaultEffects::mig_epoch(unsigned gpu, double t) const {
+  unsigned n = 0;
+  each(gpu, FaultKind::kMigReconfigure, t, [&](const Fault&) { ++n; });
+  return n;
+}
+
+const std::vector<MigInstance>& FaultEffects::mig_instances(unsigned gpu, double t) const {
+  const Fault* latest = nullptr;
+  each(gpu, FaultKind::kMigReconfigure, t, [&](const Fault& f) {
+    if (!latest || f.at >= latest->at) latest = &f;
+  });
+  return latest ? latest->instances : scenario_.devices[gpu].mig;
 }
 
 std::optional<double> FaultEffects::hang_end(int gpu, double t) const {

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sim/scenario.h"
+#include "sources/nvml/nvml_abi.h"
 
 namespace gpuwatch::sim {
 
@@ -41,6 +43,19 @@ class FaultEffects {
   // End of the hang a call on `gpu` made at t runs into (driver_hang for every call; hung_call per GPU);
   // gpu < 0 for calls that touch no device.
   std::optional<double> hang_end(int gpu, double t) const;
+  // NVML's answer to every call but init/shutdown/error strings while a driver_reload
+  // (LIB_RM_VERSION_MISMATCH) or driver_unload (DRIVER_NOT_LOADED) is under way at t; nullopt when the driver
+  // is there.
+  std::optional<nvmlReturn_t> driver_down(double t) const;
+  // How many driver reloads/unloads have begun by t: handles carry it, so those from before a reload are
+  // stale after it.
+  unsigned driver_epoch(double t) const;
+  // The versions the driver reports at t (a finished reload may have brought a new one).
+  std::string driver_version(double t) const;
+  std::string nvml_version(double t) const;
+  // How many MIG reconfigurations of the GPU happened by t, and its MIG instances at t.
+  unsigned mig_epoch(unsigned gpu, double t) const;
+  const std::vector<MigInstance>& mig_instances(unsigned gpu, double t) const;
   // Every event of the scenario, sorted by time.
   const std::vector<SimEvent>& events() const { return events_; }
 

@@ -12,7 +12,7 @@ struct FaultType {
   std::string_view name;
   FaultKind kind;
 };
-constexpr std::array<FaultType, 13> kFaultTypes = {{
+constexpr std::array<FaultType, 16> kFaultTypes = {{
     {"thermal_throttle", FaultKind::kThermalThrottle},
     {"power_cap", FaultKind::kPowerCap},
     {"memory_leak", FaultKind::kMemoryLeak},
@@ -26,12 +26,34 @@ constexpr std::array<FaultType, 13> kFaultTypes = {{
     {"link_downtrain", FaultKind::kLinkDowntrain},
     {"hung_call", FaultKind::kHungCall},
     {"driver_hang", FaultKind::kDriverHang},
+    {"driver_reload", FaultKind::kDriverReload},
+    {"driver_unload", FaultKind::kDriverUnload},
+    {"mig_reconfigure", FaultKind::kMigReconfigure},
 }};
 
+bool node_wide(FaultKind kind) {
+  return kind == FaultKind::kDriverHang || kind == FaultKind::kDriverReload ||
+         kind == FaultKind::kDriverUnload;
+}
+
+// NVML refuses to destroy a MIG instance that runs processes, so the ones on the old layout must be gone.
+void check_mig_reconfigure(const YamlReader& in, const YAML::Node& f, const Fault& out, const Scenario& sc) {
+  const DeviceSpec& dev = sc.devices[static_cast<std::size_t>(out.gpu)];
+  if (!dev.mig_enabled) in.fail(f, "mig_reconfigure needs a GPU with mig enabled (mig: {enabled: true})");
+  if (!f["instances"]) in.fail(f, "mig_reconfigure needs instances: [profile, ...] (may be empty)");
+  if (f["duration"]) in.fail(f["duration"], "mig_reconfigure lasts until the next one; remove duration");
+  for (const auto& p : sc.processes) {
+    if (static_cast<int>(p.gpu) == out.gpu && p.mig >= 0 && p.stop > out.at)
+      in.fail(f["at"], "process " + std::to_string(p.pid) + " still runs on a MIG instance of gpu " +
+                           std::to_string(out.gpu) + " at the reconfiguration; give it a stop before then");
+  }
+}
+
 Fault read_fault(const YamlReader& in, const YAML::Node& f, const Scenario& sc) {
-  in.expect_map(f, "a fault",
-                {"type", "gpu", "at", "duration", "rate", "code", "pid", "limit", "brake", "width", "gen",
-                 "correctable", "uncorrectable", "pending", "failure", "count"});
+  in.expect_map(
+      f, "a fault",
+      {"type", "gpu", "at", "duration", "rate", "code", "pid", "limit", "brake", "width", "gen",
+       "correctable", "uncorrectable", "pending", "failure", "count", "new_driver_version", "instances"});
   if (!f["type"]) in.fail(f, "a fault needs a type");
   const std::string type = in.text(f["type"], "fault type");
   Fault out;
@@ -49,14 +71,14 @@ Fault read_fault(const YamlReader& in, const YAML::Node& f, const Scenario& sc) 
     if (auto hint = closest_match(type, names); !hint.empty()) message += " (did you mean '" + hint + "'?)";
     in.fail(f["type"], message);
   }
-  if (out.kind != FaultKind::kDriverHang) {
+  if (!node_wide(out.kind)) {
     if (!f["gpu"]) in.fail(f, "fault " + type + " needs a gpu index");
     out.gpu = static_cast<int>(in.whole(f["gpu"], "gpu"));
     if (static_cast<std::size_t>(out.gpu) >= sc.devices.size())
       in.fail(f["gpu"],
               "gpu index out of range (the scenario has " + std::to_string(sc.devices.size()) + " GPUs)");
   } else if (f["gpu"]) {
-    in.fail(f["gpu"], "driver_hang affects every GPU; remove gpu");
+    in.fail(f["gpu"], type + " affects every GPU; remove gpu");
   }
   if (!f["at"]) in.fail(f, "fault " + type + " needs an 'at' time");
   out.at = in.seconds(f["at"]);
@@ -75,6 +97,17 @@ Fault read_fault(const YamlReader& in, const YAML::Node& f, const Scenario& sc) 
   if (f["pending"]) out.pending = in.flag(f["pending"]);
   if (f["failure"]) out.failure = in.flag(f["failure"]);
   if (f["count"]) out.count = in.whole(f["count"], "count");
+  if (f["new_driver_version"]) {
+    if (out.kind != FaultKind::kDriverReload && out.kind != FaultKind::kDriverUnload)
+      in.fail(f["new_driver_version"], "new_driver_version belongs to driver_reload or driver_unload");
+    out.new_driver_version = in.text(f["new_driver_version"], "a driver version like 550.90.07");
+  }
+  if (f["instances"]) {
+    if (out.kind != FaultKind::kMigReconfigure)
+      in.fail(f["instances"], "instances belongs to mig_reconfigure");
+    out.instances =
+        read_mig_instances(in, f["instances"], *sc.devices[static_cast<std::size_t>(out.gpu)].model);
+  }
 
   switch (out.kind) {
     case FaultKind::kXid:
@@ -99,6 +132,9 @@ Fault read_fault(const YamlReader& in, const YAML::Node& f, const Scenario& sc) 
       break;
     case FaultKind::kPowerCap:
       if (!f["limit"] && !out.brake) in.fail(f, "power_cap needs a limit (like 350W) or brake: true");
+      break;
+    case FaultKind::kMigReconfigure:
+      check_mig_reconfigure(in, f, out, sc);
       break;
     case FaultKind::kLinkDowntrain:
       if (!f["width"] && !f["gen"]) in.fail(f, "link_downtrain needs a width and/or a gen");

@@ -8,13 +8,16 @@
 
 namespace gpuwatch::sim {
 
+// MIG slots per GPU (NVML allows 7 instances); a MIG handle's b is layout * kMigSlots + slot.
+constexpr unsigned kMigSlots = 8;
+
 enum class HandleKind : unsigned { kGpu = 1, kMig = 2, kEventSet = 3, kGpmSample = 4 };
 
 struct HandleFields {
   HandleKind kind;
-  std::uint32_t generation;  // 20 bits
+  std::uint32_t generation;  // 20 bits: for devices, init generation << 4 | driver loads (mod 16)
   std::uint32_t a;           // GPU index, or the id of an event set / GPM sample (24 bits with b)
-  std::uint32_t b;           // MIG instance index
+  std::uint32_t b;           // MIG layout and instance index (see kMigSlots)
 };
 
 inline std::uintptr_t encode_handle(HandleFields f) {

@@ -88,11 +88,14 @@ enum class FaultKind {
   kLinkDowntrain,
   kHungCall,
   kDriverHang,
+  kDriverReload,
+  kDriverUnload,
+  kMigReconfigure,
 };
 
 struct Fault {
   FaultKind kind = FaultKind::kXid;
-  int gpu = -1;  // -1 only for driver_hang
+  int gpu = -1;  // -1 only for the node-wide faults (driver_hang, driver_reload, driver_unload)
   double at = 0;
   double duration = kForever;
   double rate = 0;     // per second: bytes (leak, oom) or counts (ecc_sbe, pcie_replays)
@@ -105,6 +108,8 @@ struct Fault {
   unsigned correctable = 0, uncorrectable = 0;  // row_remap
   bool pending = false, failure = false;        // row_remap
   unsigned count = 1;                           // ecc_dbe
+  std::string new_driver_version;               // driver_reload, driver_unload: "" keeps the version
+  std::vector<MigInstance> instances;           // mig_reconfigure: the GPU's MIG instances from `at` on
   double end() const { return at + duration; }
   bool active(double t) const { return t >= at && t < end(); }
 };

@@ -97,32 +97,7 @@ void read_mig(const YamlReader& in, const YAML::Node& node, DeviceSpec& dev) {
   in.expect_map(node, "mig", {"enabled", "instances"});
   if (node["enabled"]) dev.mig_enabled = in.flag(node["enabled"]);
   if (!node["instances"]) return;
-  if (dev.model->mig_profiles.empty())
-    in.fail(node, "model " + std::string(dev.model->key) + " does not support MIG (A100, H100 and H200 do)");
-  in.expect_list(node["instances"], "mig instances");
-  unsigned slices = 0;
-  std::set<unsigned> used_ids;
-  for (const auto& item : node["instances"]) {
-    const std::string name = in.text(item, "a MIG profile like 3g.40gb");
-    const MigProfile* p = find_mig_profile(*dev.model, name);
-    if (!p) {
-      std::string known;
-      for (const auto& q : dev.model->mig_profiles)
-        known += (known.empty() ? "" : ", ") + std::string(q.name);
-      in.fail(item, "unknown MIG profile '" + name + "' for " + std::string(dev.model->key) +
-                        " (known: " + known + ")");
-    }
-    slices += p->slices;
-    if (slices > 7) in.fail(item, "MIG instances use more than the 7 compute slices of the GPU");
-    MigInstance inst{p, 0};
-    for (unsigned id : gpu_instance_ids_for(p->slices)) {
-      if (used_ids.insert(id).second) {
-        inst.gpu_instance_id = id;
-        break;
-      }
-    }
-    dev.mig.push_back(inst);
-  }
+  dev.mig = read_mig_instances(in, node["instances"], *dev.model);
   if (!dev.mig.empty() && !dev.mig_enabled)
     in.fail(node, "mig instances listed but mig is not enabled (enabled: true)");
 }
@@ -257,6 +232,37 @@ Scenario parse_text(const std::string& yaml, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<MigInstance> read_mig_instances(const YamlReader& in, const YAML::Node& list,
+                                            const GpuModel& model) {
+  if (model.mig_profiles.empty())
+    in.fail(list, "model " + std::string(model.key) + " does not support MIG (A100, H100 and H200 do)");
+  in.expect_list(list, "mig instances");
+  std::vector<MigInstance> out;
+  unsigned slices = 0;
+  std::set<unsigned> used_ids;
+  for (const auto& item : list) {
+    const std::string name = in.text(item, "a MIG profile like 3g.40gb");
+    const MigProfile* p = find_mig_profile(model, name);
+    if (!p) {
+      std::string known;
+      for (const auto& q : model.mig_profiles) known += (known.empty() ? "" : ", ") + std::string(q.name);
+      in.fail(item,
+              "unknown MIG profile '" + name + "' for " + std::string(model.key) + " (known: " + known + ")");
+    }
+    slices += p->slices;
+    if (slices > 7) in.fail(item, "MIG instances use more than the 7 compute slices of the GPU");
+    MigInstance inst{p, 0};
+    for (unsigned id : gpu_instance_ids_for(p->slices)) {
+      if (used_ids.insert(id).second) {
+        inst.gpu_instance_id = id;
+        break;
+      }
+    }
+    out.push_back(inst);
+  }
+  return out;
+}
 
 Scenario load_scenario_file(const std::string& path) {
   std::ifstream file(path);

@@ -15,6 +15,8 @@ Scenario builtin_scenario();
 
 // Parts of the loader shared between its files.
 Shape read_shape(const YamlReader& in, const YAML::Node& node, bool bytes);
+std::vector<MigInstance> read_mig_instances(const YamlReader& in, const YAML::Node& list,
+                                            const GpuModel& model);
 std::vector<Fault> read_faults(const YamlReader& in, const YAML::Node& node, const Scenario& scenario);
 
 }  // namespace gpuwatch::sim

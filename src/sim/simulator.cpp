@@ -64,7 +64,12 @@ Simulator& Simulator::instance() {
 nvmlReturn_t Simulator::init() {
   std::lock_guard lock(mutex_);
   if (init_count_ > 0) {
+    if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) {
+      last_error_ = "the scenario's driver is reloading or unloaded at this time";
+      return r;
+    }
     ++init_count_;
+    last_error_.clear();
     return NVML_SUCCESS;
   }
   try {
@@ -88,8 +93,13 @@ nvmlReturn_t Simulator::init() {
     std::fprintf(stderr, "libnvml-sim: %s\n", last_error_.c_str());
     return NVML_ERROR_UNKNOWN;
   }
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) {
+    node_.reset();
+    last_error_ = "the scenario's driver is reloading or unloaded at this time";
+    return r;
+  }
   last_error_.clear();
-  generation_ = (generation_ + 1) & 0xFFFFF;
+  generation_ = (generation_ + 1) & 0xFFFF;
   init_count_ = 1;
   return NVML_SUCCESS;
 }
@@ -143,40 +153,63 @@ nvmlReturn_t Simulator::enter_system(Call& call) {
     if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
   call.t = elapsed_locked();
   call.unix = start_unix_ + call.t;
-  return NVML_SUCCESS;
+  call.handle_generation = handle_generation_locked(call.t);
+  return driver_answer_locked();
 }
 
 nvmlReturn_t Simulator::enter(nvmlDevice_t device, Call& call) {
   std::unique_lock lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
   const auto h = from_handle(device);
-  if (!h || h->generation != generation_ || (h->kind != HandleKind::kGpu && h->kind != HandleKind::kMig))
+  if (!h || (h->generation >> 4) != generation_ ||
+      (h->kind != HandleKind::kGpu && h->kind != HandleKind::kMig))
     return NVML_ERROR_INVALID_ARGUMENT;
   const auto& devices = node_->scenario.devices;
   if (h->a >= devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
-  if (h->kind == HandleKind::kMig && (h->b >= devices[h->a].mig.size() || !devices[h->a].mig_enabled))
-    return NVML_ERROR_INVALID_ARGUMENT;
   if (h->kind == HandleKind::kGpu && h->b != 0) return NVML_ERROR_INVALID_ARGUMENT;
   call.node = node_;
   call.generation = generation_;
   call.gpu = h->a;
-  call.mig = h->kind == HandleKind::kMig ? static_cast<int>(h->b) : -1;
   const int gpu = static_cast<int>(call.gpu);
   for (auto end = node_->faults.hang_end(gpu, elapsed_locked()); end;
        end = node_->faults.hang_end(gpu, elapsed_locked()))
     if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
   call.t = elapsed_locked();
   call.unix = start_unix_ + call.t;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
+  // A handle from before a driver reload names a device of the old driver: stale, like one from an earlier
+  // init. A MIG handle also names one layout of the GPU's instances (kMigSlots slots per layout).
+  call.handle_generation = handle_generation_locked(call.t);
+  if (h->generation != call.handle_generation) return NVML_ERROR_INVALID_ARGUMENT;
+  call.mig_epoch = node_->faults.mig_epoch(call.gpu, call.t);
+  if (h->kind == HandleKind::kMig) {
+    const unsigned inst = h->b % kMigSlots;
+    if (h->b / kMigSlots != call.mig_epoch % (0x1000 / kMigSlots) || !devices[h->a].mig_enabled ||
+        inst >= call.instances().size())
+      return NVML_ERROR_INVALID_ARGUMENT;
+    call.mig = static_cast<int>(inst);
+  }
   if (node_->faults.lost(call.gpu, call.t)) return NVML_ERROR_GPU_IS_LOST;
   return NVML_SUCCESS;
 }
 
-nvmlDevice_t Simulator::gpu_handle(unsigned gpu) const {
-  return to_handle<nvmlDevice_t>({HandleKind::kGpu, generation_, gpu, 0});
+nvmlDevice_t Simulator::gpu_handle(const Call& call, unsigned gpu) {
+  return to_handle<nvmlDevice_t>({HandleKind::kGpu, call.handle_generation, gpu, 0});
 }
 
-nvmlDevice_t Simulator::mig_handle(unsigned gpu, unsigned inst) const {
-  return to_handle<nvmlDevice_t>({HandleKind::kMig, generation_, gpu, inst});
+nvmlDevice_t Simulator::mig_handle(const Call& call, unsigned inst) {
+  const unsigned layout = call.mig_epoch % (0x1000 / kMigSlots);
+  return to_handle<nvmlDevice_t>(
+      {HandleKind::kMig, call.handle_generation, call.gpu, layout * kMigSlots + inst});
+}
+
+std::uint32_t Simulator::handle_generation_locked(double t) const {
+  return ((generation_ << 4) | (node_->faults.driver_epoch(t) & 0xF)) & 0xFFFFF;
+}
+
+nvmlReturn_t Simulator::driver_answer_locked() const {
+  if (!node_) return NVML_ERROR_UNINITIALIZED;
+  return node_->faults.driver_down(elapsed_locked()).value_or(NVML_SUCCESS);
 }
 
 nvmlReturn_t Simulator::get_time(double& unix_seconds) {

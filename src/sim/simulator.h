@@ -33,12 +33,16 @@ struct Node {
 // What a device call works with once the gate let it through.
 struct Call {
   std::shared_ptr<const Node> node;
-  std::uint32_t generation = 0;
+  std::uint32_t generation = 0;         // of the init
+  std::uint32_t handle_generation = 0;  // what handles made by this call carry (init and driver reloads)
   unsigned gpu = 0;
-  int mig = -1;     // MIG instance index for a MIG handle
-  double t = 0;     // scenario seconds since start
-  double unix = 0;  // scenario time as Unix seconds
+  int mig = -1;            // MIG instance index for a MIG handle
+  unsigned mig_epoch = 0;  // MIG reconfigurations of the GPU so far
+  double t = 0;            // scenario seconds since start
+  double unix = 0;         // scenario time as Unix seconds
   const DeviceSpec& device() const { return node->scenario.devices[gpu]; }
+  // The GPU's MIG instances at this call's time (a mig_reconfigure fault changes them).
+  const std::vector<MigInstance>& instances() const { return node->faults.mig_instances(gpu, t); }
   GpuReading reading() const { return node->gpus[gpu]->read(t); }
   std::uint64_t seed() const { return node->scenario.node.seed; }
   long long micros() const { return static_cast<long long>(unix * 1e6); }
@@ -69,12 +73,13 @@ class Simulator {
   nvmlReturn_t shutdown();
   std::string last_error();
 
-  // Gate of every device call: initialised, a live handle of this init, hangs waited out, GPU on the bus.
+  // Gate of every device call: initialised, hangs waited out, driver loaded, a live handle of this init, of
+  // this driver load and (MIG) of the GPU's current MIG layout, GPU on the bus.
   nvmlReturn_t enter(nvmlDevice_t device, Call& call);
-  // Gate of calls that touch no device: initialised, driver hang waited out.
+  // Gate of calls that touch no device: initialised, driver hang waited out, driver loaded.
   nvmlReturn_t enter_system(Call& call);
-  nvmlDevice_t gpu_handle(unsigned gpu) const;
-  nvmlDevice_t mig_handle(unsigned gpu, unsigned inst) const;
+  static nvmlDevice_t gpu_handle(const Call& call, unsigned gpu);
+  static nvmlDevice_t mig_handle(const Call& call, unsigned inst);
 
   nvmlReturn_t get_time(double& unix_seconds);
   nvmlReturn_t set_time(double unix_seconds);
@@ -98,6 +103,10 @@ class Simulator {
   // Blocks (releasing the lock) until scenario time reaches `until` or the init generation changes.
   bool wait_until_locked(std::unique_lock<std::mutex>& lock, double until, std::uint32_t generation);
   std::uint32_t id_locked();
+  // Handle generation at scenario time t: the init generation and the driver loads so far.
+  std::uint32_t handle_generation_locked(double t) const;
+  // The answer of a call while the driver is reloading or unloaded at the current time, else SUCCESS.
+  nvmlReturn_t driver_answer_locked() const;
 
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -24,6 +24,7 @@ std::optional<std::uint32_t> object_id(Handle h, HandleKind kind, std::uint32_t 
 nvmlReturn_t Simulator::event_set_create(nvmlEventSet_t& out) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const std::uint32_t id = id_locked();
   event_sets_[id] = EventSetState{};
   out = to_handle<nvmlEventSet_t>(object_fields(HandleKind::kEventSet, generation_, id));
@@ -34,6 +35,7 @@ nvmlReturn_t Simulator::event_register(nvmlEventSet_t set, unsigned gpu, unsigne
                                        double since) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const auto id = object_id(set, HandleKind::kEventSet, generation_);
   if (!id || !event_sets_.contains(*id)) return NVML_ERROR_INVALID_ARGUMENT;
   auto& reg = event_sets_[*id].gpus[gpu];
@@ -45,6 +47,7 @@ nvmlReturn_t Simulator::event_register(nvmlEventSet_t set, unsigned gpu, unsigne
 nvmlReturn_t Simulator::event_wait(nvmlEventSet_t set, nvmlEventData_t& data, unsigned timeout_ms) {
   std::unique_lock lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const std::uint32_t generation = generation_;
   const auto id = object_id(set, HandleKind::kEventSet, generation);
   if (!id || !event_sets_.contains(*id)) return NVML_ERROR_INVALID_ARGUMENT;
@@ -73,10 +76,13 @@ nvmlReturn_t Simulator::event_wait(nvmlEventSet_t set, nvmlEventData_t& data, un
       }
       st.next = i + 1;
       if (!wanted(ev)) continue;
-      data = nvmlEventData_t{gpu_handle(ev.gpu), ev.type, ev.data, NVML_INVALID_INSTANCE_ID,
+      Call at_event;
+      at_event.handle_generation = handle_generation_locked(now);
+      data = nvmlEventData_t{gpu_handle(at_event, ev.gpu), ev.type, ev.data, NVML_INVALID_INSTANCE_ID,
                              NVML_INVALID_INSTANCE_ID};
       return NVML_SUCCESS;
     }
+    if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
     if (now >= deadline) return NVML_ERROR_TIMEOUT;
     if (!wait_until_locked(lock, std::min(deadline, next_due), generation)) return NVML_ERROR_UNINITIALIZED;
   }
@@ -85,6 +91,7 @@ nvmlReturn_t Simulator::event_wait(nvmlEventSet_t set, nvmlEventData_t& data, un
 nvmlReturn_t Simulator::event_set_free(nvmlEventSet_t set) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const auto id = object_id(set, HandleKind::kEventSet, generation_);
   if (!id || event_sets_.erase(*id) == 0) return NVML_ERROR_INVALID_ARGUMENT;
   changed_.notify_all();
@@ -94,6 +101,7 @@ nvmlReturn_t Simulator::event_set_free(nvmlEventSet_t set) {
 nvmlReturn_t Simulator::gpm_alloc(nvmlGpmSample_t& out) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const std::uint32_t id = id_locked();
   samples_[id] = GpmSampleState{};
   out = to_handle<nvmlGpmSample_t>(object_fields(HandleKind::kGpmSample, generation_, id));
@@ -103,6 +111,7 @@ nvmlReturn_t Simulator::gpm_alloc(nvmlGpmSample_t& out) {
 nvmlReturn_t Simulator::gpm_free(nvmlGpmSample_t sample) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const auto id = object_id(sample, HandleKind::kGpmSample, generation_);
   if (!id || samples_.erase(*id) == 0) return NVML_ERROR_INVALID_ARGUMENT;
   return NVML_SUCCESS;
@@ -111,6 +120,7 @@ nvmlReturn_t Simulator::gpm_free(nvmlGpmSample_t sample) {
 nvmlReturn_t Simulator::gpm_store(nvmlGpmSample_t sample, const GpmSampleState& state) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const auto id = object_id(sample, HandleKind::kGpmSample, generation_);
   if (!id || !samples_.contains(*id)) return NVML_ERROR_INVALID_ARGUMENT;
   samples_[*id] = state;
@@ -120,6 +130,7 @@ nvmlReturn_t Simulator::gpm_store(nvmlGpmSample_t sample, const GpmSampleState& 
 nvmlReturn_t Simulator::gpm_load(nvmlGpmSample_t sample, GpmSampleState& state) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   const auto id = object_id(sample, HandleKind::kGpmSample, generation_);
   if (!id || !samples_.contains(*id)) return NVML_ERROR_INVALID_ARGUMENT;
   state = samples_[*id];

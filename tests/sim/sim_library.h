@@ -22,6 +22,7 @@ struct NvmlApi {
   int (*gpuwatchSimIsLockstep)(int*) = nullptr;
   int (*gpuwatchSimLastError)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteProcTree)(const char*) = nullptr;
+  int (*gpuwatchSimGetHostname)(char*, unsigned) = nullptr;
 };
 
 inline std::string library_path() {
@@ -56,6 +57,7 @@ class SimLibrary {
     resolve(api.gpuwatchSimIsLockstep, "gpuwatchSimIsLockstep");
     resolve(api.gpuwatchSimLastError, "gpuwatchSimLastError");
     resolve(api.gpuwatchSimWriteProcTree, "gpuwatchSimWriteProcTree");
+    resolve(api.gpuwatchSimGetHostname, "gpuwatchSimGetHostname");
   }
   ~SimLibrary() {
     // Balance every init: the library may stay loaded after dlclose (and keep its state) in this process.
