@@ -11,7 +11,7 @@ packages=(
   # tests
   libgtest-dev libgmock-dev prometheus curl
   # benchmarks
-  libbenchmark-dev prometheus-node-exporter wrk hyperfine
+  libbenchmark-dev prometheus-node-exporter wrk hyperfine linux-perf valgrind python3
   # style
   clang-format
 )

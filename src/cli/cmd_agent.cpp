@@ -11,7 +11,7 @@
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
-#include "cli/simulator_setup.h"
+#include "cli/collector_setup.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
 #include "config/agent_options.h"
@@ -20,16 +20,6 @@
 
 namespace gpuwatch {
 namespace {
-
-CollectorOptions collector_options(const AgentOptions& o) {
-  CollectorOptions c;
-  c.nvml_library = o.nvml_library;
-  c.interval = o.interval;
-  c.deadline = effective_deadline(o);
-  c.proc_root = o.proc_root;
-  c.hostname = o.hostname;
-  return c;
-}
 
 // A collector and the thread that drives it; replaced as a whole when a reload changes how to collect.
 // The driving thread may be stuck in a driver call that never returns (nvmlInit on a hung driver): stopping

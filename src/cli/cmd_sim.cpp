@@ -6,7 +6,7 @@
 
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
-#include "cli/simulator_setup.h"
+#include "cli/collector_setup.h"
 #include "sources/nvml/nvml_library.h"
 
 namespace gpuwatch {

@@ -8,7 +8,7 @@
 
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
-#include "cli/simulator_setup.h"
+#include "cli/collector_setup.h"
 #include "cli/status_table.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
@@ -59,12 +59,7 @@ int run_status(const StatusArgs& args) {
     std::cerr << "gpuwatch: " << problem << "\n";
     return kExitUsage;
   }
-  CollectorOptions copts;
-  copts.nvml_library = options.nvml_library;
-  copts.interval = options.interval;
-  copts.deadline = effective_deadline(options);
-  copts.proc_root = options.proc_root;
-  copts.hostname = options.hostname;
+  const CollectorOptions copts = collector_options(options);
   auto collector = std::make_shared<Collector>(copts);
   // The reads run on a thread of their own so that a driver that never answers (a hung nvmlInit) ends in a
   // clear message instead of a status command that hangs too.

@@ -104,6 +104,10 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kNvlinkRx, "gpu_nvlink_rx_bytes_total", kCounter, kDevice, "bytes", "", "", "", "NVLink data received, all links") \
   X(kNvlinkErrors, "gpu_nvlink_errors_total", kCounter, kDevice, "", "type", "", "",                              \
     "NVLink errors, all links: CRC flit, CRC data, replay, recovery")                                        \
+  X(kFabricState, "gpu_fabric_state", kGauge, kDevice, "", "", "", "",                                       \
+    "NVLink fabric registration (NVSwitch systems): 1 not started, 2 in progress, 3 completed")            \
+  X(kFabricRegistrationFailed, "gpu_fabric_registration_failed", kGauge, kDevice, "", "", "", "",            \
+    "1 when the GPU's registration with the NVLink fabric manager completed with an error")                \
   X(kMigMode, "gpu_mig_mode", kGauge, kDevice, "", "", "", "", "1 when MIG mode is enabled")                     \
   X(kSmActive, "gpu_sm_active_ratio", kGauge, kDevice, "ratio", "", "", "",                                       \
     "Fraction of cycles an SM had at least one warp assigned (GPM, Hopper and later)")                       \

@@ -64,9 +64,11 @@ struct DeviceSnapshot {
   std::optional<unsigned> last_xid;        // dcgm-exporter's DCGM_FI_DEV_XID_ERRORS shows only this
   std::vector<std::string> unsupported;    // calls NVML answered NOT_SUPPORTED for, in call order
 
-  const Sample* find(Metric m, std::string_view label0 = {}) const {
+  // The first sample of `m` whose first two label values match (an empty filter matches any value).
+  const Sample* find(Metric m, std::string_view label0 = {}, std::string_view label1 = {}) const {
     for (const auto& s : samples) {
-      if (s.metric == m && (label0.empty() || s.labels[0] == label0)) return &s;
+      if (s.metric == m && (label0.empty() || s.labels[0] == label0) && (label1.empty() || s.labels[1] == label1))
+        return &s;
     }
     return nullptr;
   }

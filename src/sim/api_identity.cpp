@@ -79,6 +79,21 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned* current, unsign
   });
 }
 
+// NVSwitch systems with Hopper and later GPUs register each GPU with the fabric manager; the simulated HGX
+// boards always have, successfully. Earlier models have no such API.
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t* info) {
+  return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
+    if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+    if (!c.device().model->gpm) return NVML_ERROR_NOT_SUPPORTED;
+    *info = nvmlGpuFabricInfo_t{};
+    for (unsigned i = 0; i < NVML_GPU_FABRIC_UUID_LEN; ++i) info->clusterUuid[i] = static_cast<unsigned char>(0xA0 + i);
+    info->status = NVML_SUCCESS;
+    info->cliqueId = 1;
+    info->state = NVML_GPU_FABRIC_STATE_COMPLETED;
+    return NVML_SUCCESS;
+  });
+}
+
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned* count) {
   return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
     if (!count) return NVML_ERROR_INVALID_ARGUMENT;

@@ -30,19 +30,6 @@ faults:
   - {type: ecc_dbe, gpu: 0, at: 60s}
 )";
 
-const Sample* find(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
-  for (const auto& s : d.samples) {
-    if (s.metric == m && (l0.empty() || s.labels[0] == l0) && (l1.empty() || s.labels[1] == l1)) return &s;
-  }
-  return nullptr;
-}
-
-double value(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
-  const Sample* s = find(d, m, l0, l1);
-  EXPECT_NE(s, nullptr) << metric_def(m).name << "{" << l0 << "} missing on " << d.identity.uuid;
-  return s != nullptr ? s->value : -1;
-}
-
 CollectorOptions sim_options() {
   CollectorOptions o;
   o.nvml_library = test::sim_library_path();
@@ -94,8 +81,8 @@ TEST_F(CollectorTest, UsesTheScenarioClockAndPublishesImmutableSnapshots) {
   EXPECT_EQ(first->node.nvml_library, test::sim_library_path());
   for (const auto& d : first->devices) {
     EXPECT_EQ(d.state, DeviceState::kOk);
-    EXPECT_EQ(value(d, Metric::kUp), 1);
-    EXPECT_EQ(value(d, Metric::kUtilization), 0.7);
+    EXPECT_EQ(test::value_of(d, Metric::kUp), 1);
+    EXPECT_EQ(test::value_of(d, Metric::kUtilization), 0.7);
   }
   auto second = tick_at(c, 11);
   EXPECT_EQ(second->sequence, 2U);
@@ -115,17 +102,17 @@ TEST_F(CollectorTest, UsesTheScenarioClockAndPublishesImmutableSnapshots) {
 TEST_F(CollectorTest, ALostGpuReportsDownWhileTheOthersGoOn) {
   Collector c(sim_options());
   auto before = tick_at(c, 19);
-  EXPECT_EQ(value(before->devices[1], Metric::kUp), 1);
+  EXPECT_EQ(test::value_of(before->devices[1], Metric::kUp), 1);
   auto after = tick_at(c, 21);
   ASSERT_EQ(after->devices.size(), 3U);
   const auto& lost = after->devices[1];
   EXPECT_EQ(lost.state, DeviceState::kLost);
-  EXPECT_EQ(value(lost, Metric::kUp), 0);
+  EXPECT_EQ(test::value_of(lost, Metric::kUp), 0);
   EXPECT_EQ(lost.identity.uuid, before->devices[1].identity.uuid);
-  EXPECT_EQ(find(lost, Metric::kTemperature), nullptr) << "a lost GPU reports no stale readings";
+  EXPECT_EQ(lost.find(Metric::kTemperature), nullptr) << "a lost GPU reports no stale readings";
   for (int i : {0, 2}) {
     EXPECT_EQ(after->devices[i].state, DeviceState::kOk);
-    EXPECT_EQ(value(after->devices[i], Metric::kUp), 1);
+    EXPECT_EQ(test::value_of(after->devices[i], Metric::kUp), 1);
     EXPECT_EQ(after->devices[i].last_read_ms, sim_.ms_at(21));
   }
   EXPECT_TRUE(after->collector_errors.empty()) << "GPU_IS_LOST is a state, not a collector error";
@@ -134,14 +121,14 @@ TEST_F(CollectorTest, ALostGpuReportsDownWhileTheOthersGoOn) {
 TEST_F(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFresh) {
   Collector c(sim_options());
   auto before = tick_at(c, 39);
-  const double temperature_before = value(before->devices[2], Metric::kTemperature);
+  const double temperature_before = test::value_of(before->devices[2], Metric::kTemperature);
 
   auto hung = tick_at(c, 41);
   const auto& stale = hung->devices[2];
   EXPECT_EQ(stale.state, DeviceState::kStale);
-  EXPECT_EQ(value(stale, Metric::kUp), 0);
-  EXPECT_EQ(value(stale, Metric::kStale), 1);
-  EXPECT_EQ(value(stale, Metric::kTemperature), temperature_before);
+  EXPECT_EQ(test::value_of(stale, Metric::kUp), 0);
+  EXPECT_EQ(test::value_of(stale, Metric::kStale), 1);
+  EXPECT_EQ(test::value_of(stale, Metric::kTemperature), temperature_before);
   EXPECT_EQ(stale.last_read_ms, sim_.ms_at(39));
   EXPECT_EQ(hung->devices[0].state, DeviceState::kOk);
   EXPECT_EQ(hung->devices[0].last_read_ms, sim_.ms_at(41));
@@ -152,7 +139,7 @@ TEST_F(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFre
 
   auto recovered = tick_at(c, 71);  // the hang ends at 70 s
   EXPECT_EQ(recovered->devices[2].state, DeviceState::kOk);
-  EXPECT_EQ(value(recovered->devices[2], Metric::kStale), 0);
+  EXPECT_EQ(test::value_of(recovered->devices[2], Metric::kStale), 0);
   EXPECT_EQ(recovered->devices[2].last_read_ms, sim_.ms_at(71));
 }
 
@@ -178,7 +165,7 @@ TEST_F(CollectorTest, XidsAreCountedPerCodeAndTheCallbackFiresAtOnce) {
   auto before = tick_at(c, 59);
   const std::string uuid = before->devices[0].identity.uuid;
   EXPECT_TRUE(before->devices[0].xid_counts.empty());
-  EXPECT_EQ(value(before->devices[0], Metric::kEccErrors, "uncorrected", "volatile"), 0);
+  EXPECT_EQ(test::value_of(before->devices[0], Metric::kEccErrors, "uncorrected", "volatile"), 0);
 
   sim_.advance_to(61);
   {
@@ -206,9 +193,9 @@ TEST_F(CollectorTest, XidsAreCountedPerCodeAndTheCallbackFiresAtOnce) {
   ASSERT_EQ(d.xid_counts.count(48), 1U);
   EXPECT_EQ(d.xid_counts.at(48), delivered);
   EXPECT_EQ(d.last_xid, 48U);
-  EXPECT_GT(value(d, Metric::kEccErrors, "uncorrected", "volatile"), 0);
-  EXPECT_EQ(value(d, Metric::kCriticalEvents, "double_bit_ecc"), 1);
-  EXPECT_EQ(value(d, Metric::kCriticalEvents, "single_bit_ecc"), 0);
+  EXPECT_GT(test::value_of(d, Metric::kEccErrors, "uncorrected", "volatile"), 0);
+  EXPECT_EQ(test::value_of(d, Metric::kCriticalEvents, "double_bit_ecc"), 1);
+  EXPECT_EQ(test::value_of(d, Metric::kCriticalEvents, "single_bit_ecc"), 0);
   EXPECT_TRUE(after->devices[1].xid_counts.empty());
 }
 

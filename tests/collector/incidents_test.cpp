@@ -16,19 +16,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-const Sample* find(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
-  for (const auto& s : d.samples) {
-    if (s.metric == m && (l0.empty() || s.labels[0] == l0) && (l1.empty() || s.labels[1] == l1)) return &s;
-  }
-  return nullptr;
-}
-
-double value(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
-  const Sample* s = find(d, m, l0, l1);
-  EXPECT_NE(s, nullptr) << metric_def(m).name << "{" << l0 << "} missing on GPU " << d.identity.index;
-  return s != nullptr ? s->value : -1;
-}
-
 const ProcessSample* process(const DeviceSnapshot& d, unsigned pid) {
   for (const auto& p : d.processes) {
     if (p.pid == pid) return &p;
@@ -82,14 +69,14 @@ class IncidentsTest : public ::testing::Test {
 
 TEST_F(IncidentsTest, ThermalThrottleOnGpu0FromMinute3) {
   auto before = tick_at(170);
-  EXPECT_EQ(value(before->devices[0], Metric::kClockEventActive, "sw_thermal_slowdown"), 0);
-  EXPECT_EQ(value(before->devices[0], Metric::kClockEventActive, "hw_thermal_slowdown"), 0);
+  EXPECT_EQ(test::value_of(before->devices[0], Metric::kClockEventActive, "sw_thermal_slowdown"), 0);
+  EXPECT_EQ(test::value_of(before->devices[0], Metric::kClockEventActive, "hw_thermal_slowdown"), 0);
   auto during = tick_at(200);
-  EXPECT_EQ(value(during->devices[0], Metric::kClockEventActive, "sw_thermal_slowdown"), 1);
-  EXPECT_EQ(value(during->devices[0], Metric::kClockEventActive, "hw_thermal_slowdown"), 1);
-  EXPECT_GT(value(during->devices[0], Metric::kViolation, "thermal"),
-            value(before->devices[0], Metric::kViolation, "thermal"));
-  EXPECT_EQ(value(during->devices[1], Metric::kClockEventActive, "hw_thermal_slowdown"), 0);
+  EXPECT_EQ(test::value_of(during->devices[0], Metric::kClockEventActive, "sw_thermal_slowdown"), 1);
+  EXPECT_EQ(test::value_of(during->devices[0], Metric::kClockEventActive, "hw_thermal_slowdown"), 1);
+  EXPECT_GT(test::value_of(during->devices[0], Metric::kViolation, "thermal"),
+            test::value_of(before->devices[0], Metric::kViolation, "thermal"));
+  EXPECT_EQ(test::value_of(during->devices[1], Metric::kClockEventActive, "hw_thermal_slowdown"), 0);
 }
 
 TEST_F(IncidentsTest, MemoryLeakOnGpu1GrowsThenTheOomKilledProcessIsGone) {
@@ -105,7 +92,7 @@ TEST_F(IncidentsTest, MemoryLeakOnGpu1GrowsThenTheOomKilledProcessIsGone) {
   EXPECT_GT(*p->used_memory_bytes - at_2m, 4 * kGiB);
   EXPECT_LT(*p->used_memory_bytes - at_2m, 5.5 * kGiB);
   EXPECT_EQ(p->name, "python3");
-  EXPECT_GT(value(later->devices[1], Metric::kMemoryUsed), value(start->devices[1], Metric::kMemoryUsed));
+  EXPECT_GT(test::value_of(later->devices[1], Metric::kMemoryUsed), test::value_of(start->devices[1], Metric::kMemoryUsed));
 
   auto after_oom = tick_at(600);
   EXPECT_EQ(process(after_oom->devices[1], 61001), nullptr) << "the OOM-killed process still shows";
@@ -114,60 +101,60 @@ TEST_F(IncidentsTest, MemoryLeakOnGpu1GrowsThenTheOomKilledProcessIsGone) {
 
 TEST_F(IncidentsTest, EccErrorsOnGpu2AndXid48AtMinute7) {
   auto first = tick_at(100);
-  EXPECT_EQ(value(first->devices[2], Metric::kEccErrors, "corrected", "volatile"), 0);
+  EXPECT_EQ(test::value_of(first->devices[2], Metric::kEccErrors, "corrected", "volatile"), 0);
   auto sbe = tick_at(300);
-  EXPECT_GT(value(sbe->devices[2], Metric::kEccErrors, "corrected", "volatile"), 0);
-  EXPECT_EQ(value(sbe->devices[2], Metric::kEccErrors, "uncorrected", "volatile"), 0);
+  EXPECT_GT(test::value_of(sbe->devices[2], Metric::kEccErrors, "corrected", "volatile"), 0);
+  EXPECT_EQ(test::value_of(sbe->devices[2], Metric::kEccErrors, "uncorrected", "volatile"), 0);
   EXPECT_TRUE(sbe->devices[2].xid_counts.empty());
 
   sim_.advance_to(425);
   await_xid(48);
   auto dbe = tick_at(425);
-  EXPECT_GE(value(dbe->devices[2], Metric::kEccErrors, "uncorrected", "volatile"), 1);
+  EXPECT_GE(test::value_of(dbe->devices[2], Metric::kEccErrors, "uncorrected", "volatile"), 1);
   ASSERT_EQ(dbe->devices[2].xid_counts.count(48), 1U);
   EXPECT_GE(dbe->devices[2].xid_counts.at(48), 1U);
   EXPECT_EQ(dbe->devices[2].last_xid, 48U);
-  EXPECT_GE(value(dbe->devices[2], Metric::kCriticalEvents, "double_bit_ecc"), 1);
+  EXPECT_GE(test::value_of(dbe->devices[2], Metric::kCriticalEvents, "double_bit_ecc"), 1);
   EXPECT_TRUE(dbe->devices[1].xid_counts.empty());
 }
 
 TEST_F(IncidentsTest, Gpu3FallsOffTheBusAtMinute8AndTheOthersGoOn) {
   auto before = tick_at(470);
-  EXPECT_EQ(value(before->devices[3], Metric::kUp), 1);
+  EXPECT_EQ(test::value_of(before->devices[3], Metric::kUp), 1);
   sim_.advance_to(485);
   await_xid(79);
   auto after = tick_at(485);
   EXPECT_EQ(after->devices[3].state, DeviceState::kLost);
-  EXPECT_EQ(value(after->devices[3], Metric::kUp), 0);
+  EXPECT_EQ(test::value_of(after->devices[3], Metric::kUp), 0);
   EXPECT_EQ(after->devices[3].identity.uuid, before->devices[3].identity.uuid);
   EXPECT_EQ(after->devices[3].xid_counts.count(79), 1U);
   for (int i : {0, 1, 2, 4, 6, 7}) {
     EXPECT_EQ(after->devices[i].state, DeviceState::kOk) << "GPU " << i;
-    EXPECT_EQ(value(after->devices[i], Metric::kUp), 1) << "GPU " << i;
+    EXPECT_EQ(test::value_of(after->devices[i], Metric::kUp), 1) << "GPU " << i;
   }
 }
 
 TEST_F(IncidentsTest, PcieReplaysOnGpu4ThenTheLinkTrainsDownToX8) {
   auto healthy = tick_at(60);
-  EXPECT_EQ(value(healthy->devices[4], Metric::kPcieReplays), 0);
-  EXPECT_EQ(value(healthy->devices[4], Metric::kPcieLinkWidth), 16);
+  EXPECT_EQ(test::value_of(healthy->devices[4], Metric::kPcieReplays), 0);
+  EXPECT_EQ(test::value_of(healthy->devices[4], Metric::kPcieLinkWidth), 16);
   auto replays = tick_at(180);
-  EXPECT_GT(value(replays->devices[4], Metric::kPcieReplays), 100);  // 3/s for 60 s
-  EXPECT_EQ(value(replays->devices[4], Metric::kPcieLinkWidth), 16);
+  EXPECT_GT(test::value_of(replays->devices[4], Metric::kPcieReplays), 100);  // 3/s for 60 s
+  EXPECT_EQ(test::value_of(replays->devices[4], Metric::kPcieLinkWidth), 16);
   auto downtrained = tick_at(310);
-  EXPECT_EQ(value(downtrained->devices[4], Metric::kPcieLinkWidth), 8);
-  EXPECT_EQ(value(downtrained->devices[4], Metric::kPcieLinkMaxWidth), 16);
-  EXPECT_EQ(value(downtrained->devices[3], Metric::kPcieLinkWidth), 16);
+  EXPECT_EQ(test::value_of(downtrained->devices[4], Metric::kPcieLinkWidth), 8);
+  EXPECT_EQ(test::value_of(downtrained->devices[4], Metric::kPcieLinkMaxWidth), 16);
+  EXPECT_EQ(test::value_of(downtrained->devices[3], Metric::kPcieLinkWidth), 16);
 }
 
 TEST_F(IncidentsTest, HungCallsOnGpu5MakeItStaleWhileTheOthersStayFresh) {
   auto before = tick_at(230);
-  const double power_before = value(before->devices[5], Metric::kPower);
+  const double power_before = test::value_of(before->devices[5], Metric::kPower);
   auto hung = tick_at(250);
   EXPECT_EQ(hung->devices[5].state, DeviceState::kStale);
-  EXPECT_EQ(value(hung->devices[5], Metric::kStale), 1);
-  EXPECT_EQ(value(hung->devices[5], Metric::kUp), 0);
-  EXPECT_EQ(value(hung->devices[5], Metric::kPower), power_before);
+  EXPECT_EQ(test::value_of(hung->devices[5], Metric::kStale), 1);
+  EXPECT_EQ(test::value_of(hung->devices[5], Metric::kUp), 0);
+  EXPECT_EQ(test::value_of(hung->devices[5], Metric::kPower), power_before);
   EXPECT_EQ(hung->devices[5].identity.uuid, before->devices[5].identity.uuid);
   for (int i : {0, 1, 2, 3, 4, 6, 7}) {
     EXPECT_EQ(hung->devices[i].state, DeviceState::kOk) << "GPU " << i;
@@ -194,15 +181,15 @@ TEST_F(IncidentsTest, ApplicationXidsOnGpu6AreCountedPerCode) {
 
 TEST_F(IncidentsTest, PowerCapAndBrakeOnGpu7FromMinute10) {
   auto before = tick_at(590);
-  EXPECT_EQ(value(before->devices[7], Metric::kPowerLimit), 700);
-  EXPECT_EQ(value(before->devices[7], Metric::kClockEventActive, "hw_power_brake_slowdown"), 0);
+  EXPECT_EQ(test::value_of(before->devices[7], Metric::kPowerLimit), 700);
+  EXPECT_EQ(test::value_of(before->devices[7], Metric::kClockEventActive, "hw_power_brake_slowdown"), 0);
   auto capped = tick_at(620);
-  EXPECT_EQ(value(capped->devices[7], Metric::kPowerLimit), 450);
-  EXPECT_EQ(value(capped->devices[7], Metric::kClockEventActive, "sw_power_cap"), 1);
-  EXPECT_EQ(value(capped->devices[7], Metric::kClockEventActive, "hw_power_brake_slowdown"), 1);
-  EXPECT_EQ(value(capped->devices[7], Metric::kClockEventActive, "hw_slowdown"), 1);
-  EXPECT_LE(value(capped->devices[7], Metric::kPower), 450.5);
-  EXPECT_EQ(value(capped->devices[6], Metric::kPowerLimit), 700);
+  EXPECT_EQ(test::value_of(capped->devices[7], Metric::kPowerLimit), 450);
+  EXPECT_EQ(test::value_of(capped->devices[7], Metric::kClockEventActive, "sw_power_cap"), 1);
+  EXPECT_EQ(test::value_of(capped->devices[7], Metric::kClockEventActive, "hw_power_brake_slowdown"), 1);
+  EXPECT_EQ(test::value_of(capped->devices[7], Metric::kClockEventActive, "hw_slowdown"), 1);
+  EXPECT_LE(test::value_of(capped->devices[7], Metric::kPower), 450.5);
+  EXPECT_EQ(test::value_of(capped->devices[6], Metric::kPowerLimit), 700);
 }
 
 }  // namespace

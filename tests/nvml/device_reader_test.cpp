@@ -29,13 +29,6 @@ processes:
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-const Sample* find(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
-  for (const auto& s : d.samples) {
-    if (s.metric == m && (l0.empty() || s.labels[0] == l0) && (l1.empty() || s.labels[1] == l1)) return &s;
-  }
-  return nullptr;
-}
-
 const ProcessSample* find_process(const DeviceSnapshot& d, unsigned pid) {
   for (const auto& p : d.processes) {
     if (p.pid == pid) return &p;
@@ -66,7 +59,7 @@ TEST_F(DeviceReaderTest, EveryMetricMatchesTheSimulatorAtTheSameScenarioTime) {
   const auto& fn = sim_.fn();
   const nvmlDevice_t dev = sim_.gpu(0);
   auto expect = [&](Metric m, std::string_view l0, std::string_view l1, double want) {
-    const Sample* s = find(d, m, l0, l1);
+    const Sample* s = d.find(m, l0, l1);
     ASSERT_NE(s, nullptr) << metric_def(m).name << "{" << l0 << "," << l1 << "} is missing";
     EXPECT_DOUBLE_EQ(s->value, want) << metric_def(m).name << "{" << l0 << "," << l1 << "}";
   };
@@ -163,11 +156,11 @@ TEST_F(DeviceReaderTest, EveryMetricMatchesTheSimulatorAtTheSameScenarioTime) {
     expect(Metric::kNvlinkUp, nvml_labels::kLink[link], {}, u);
   }
   for (const char* type : {"crc_flit", "crc_data", "replay", "recovery"}) {
-    ASSERT_NE(find(d, Metric::kNvlinkErrors, type), nullptr) << type;
+    ASSERT_NE(d.find(Metric::kNvlinkErrors, type), nullptr) << type;
   }
   for (Metric m : {Metric::kSmActive, Metric::kSmOccupancy, Metric::kGraphicsActive, Metric::kTensorActive,
                    Metric::kDramActive}) {
-    const Sample* s = find(d, m);
+    const Sample* s = d.find(m);
     ASSERT_NE(s, nullptr) << metric_def(m).name;
     EXPECT_GE(s->value, 0.0);
     EXPECT_LE(s->value, 1.0);
@@ -208,7 +201,7 @@ TEST_F(DeviceReaderTest, EveryCatalogueMetricOfDeviceAndProcessScopeIsRead) {
   for (const auto& def : kMetricCatalogue) {
     if (from_events.contains(def.id)) continue;
     if (def.scope == MetricScope::kDevice) {
-      const bool present = find(d, def.id) != nullptr;
+      const bool present = d.find(def.id) != nullptr;
       EXPECT_EQ(present, !not_on_h200.contains(def.id)) << def.name;
     } else if (def.scope == MetricScope::kProcess) {
       const ProcessSample* p = find_process(d, 4242);
@@ -260,7 +253,7 @@ TEST_F(DeviceReaderTest, NotSupportedCallsAreRecordedOnceAndNeverMadeAgain) {
   }
   EXPECT_EQ(reader.calls().call_count(NvmlSymbol::nvmlDeviceGetFanSpeed), 1U);
   EXPECT_EQ(std::count(d.unsupported.begin(), d.unsupported.end(), "nvmlDeviceGetFanSpeed"), 1);
-  EXPECT_EQ(find(d, Metric::kFanSpeed), nullptr);
+  EXPECT_EQ(d.find(Metric::kFanSpeed), nullptr);
   // Supported calls go on being made every tick.
   EXPECT_EQ(reader.calls().call_count(NvmlSymbol::nvmlDeviceGetTemperature), 3U);
 }
@@ -279,15 +272,15 @@ TEST_F(DeviceReaderTest, EachGroupIsReadOnItsScheduleAndKeepsItsValueBetweenRead
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetUtilizationRates), 1U);
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetTemperatureThreshold), 4U);
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetPcieThroughput), 2U);
-  const double power_at_1s = find(d, Metric::kPower)->value;
+  const double power_at_1s = d.find(Metric::kPower)->value;
 
   read_at(1.1);  // power (1 s) and utilization (1/6 s) are not due; PCIe throughput is read every tick
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetPowerUsage), 1U);
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetUtilizationRates), 1U);
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetPcieThroughput), 4U);
-  ASSERT_NE(find(d, Metric::kPower), nullptr) << "a value not due keeps its last value";
-  EXPECT_EQ(find(d, Metric::kPower)->value, power_at_1s);
-  ASSERT_NE(find(d, Metric::kUtilization), nullptr);
+  ASSERT_NE(d.find(Metric::kPower), nullptr) << "a value not due keeps its last value";
+  EXPECT_EQ(d.find(Metric::kPower)->value, power_at_1s);
+  ASSERT_NE(d.find(Metric::kUtilization), nullptr);
 
   read_at(1.2);
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetUtilizationRates), 2U);
@@ -296,7 +289,7 @@ TEST_F(DeviceReaderTest, EachGroupIsReadOnItsScheduleAndKeepsItsValueBetweenRead
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetTemperatureThreshold), 4U);
   read_at(31.0);
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetTemperatureThreshold), 8U);
-  ASSERT_NE(find(d, Metric::kTemperatureThreshold, "shutdown"), nullptr);
+  ASSERT_NE(d.find(Metric::kTemperatureThreshold, "shutdown"), nullptr);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "core/snapshot.h"
 #include "sources/nvml/nvml_library.h"
 
 namespace gpuwatch::test {
@@ -116,5 +117,13 @@ class Sim {
   int (*set_)(double) = nullptr;
   double start_ = 0;
 };
+
+// The value of a device sample; fails the test (and returns -1) when the sample is missing.
+inline double value_of(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
+  const Sample* s = d.find(m, l0, l1);
+  EXPECT_NE(s, nullptr) << metric_def(m).name << "{" << l0 << "} missing on GPU " << d.identity.index << " ("
+                        << d.identity.uuid << ")";
+  return s != nullptr ? s->value : -1;
+}
 
 }  // namespace gpuwatch::test

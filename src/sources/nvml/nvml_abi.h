@@ -343,6 +343,24 @@ static_assert(offsetof(nvmlGpmMetricsGet_t, sample1) == 8);
 static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24);
 constexpr unsigned NVML_GPM_METRICS_GET_VERSION = 1;
 
+// NVLink fabric (NVSwitch systems, Hopper and later): whether the GPU has registered with the fabric manager.
+constexpr unsigned NVML_GPU_FABRIC_UUID_LEN = 16;
+enum : unsigned char {
+  NVML_GPU_FABRIC_STATE_NOT_SUPPORTED = 0,
+  NVML_GPU_FABRIC_STATE_NOT_STARTED = 1,
+  NVML_GPU_FABRIC_STATE_IN_PROGRESS = 2,
+  NVML_GPU_FABRIC_STATE_COMPLETED = 3,
+};
+struct nvmlGpuFabricInfo_t {
+  unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];
+  nvmlReturn_t status;  // result of the registration once state is COMPLETED
+  unsigned int cliqueId;
+  unsigned char state;  // NVML_GPU_FABRIC_STATE_*
+};
+static_assert(sizeof(nvmlGpuFabricInfo_t) == 28);
+static_assert(offsetof(nvmlGpuFabricInfo_t, status) == 16);
+static_assert(offsetof(nvmlGpuFabricInfo_t, state) == 24);
+
 // MIG.
 enum : unsigned {
   NVML_DEVICE_MIG_DISABLE = 0,

@@ -64,6 +64,7 @@
     (nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned*, unsigned long long))                        \
   X(nvmlDeviceGetFieldValues, false, nvmlReturn_t, (nvmlDevice_t, int, nvmlFieldValue_t*))                 \
   X(nvmlDeviceGetNvLinkState, false, nvmlReturn_t, (nvmlDevice_t, unsigned, unsigned*))                    \
+  X(nvmlDeviceGetGpuFabricInfo, false, nvmlReturn_t, (nvmlDevice_t, nvmlGpuFabricInfo_t*))                 \
   X(nvmlEventSetCreate, false, nvmlReturn_t, (nvmlEventSet_t*))                                            \
   X(nvmlDeviceGetSupportedEventTypes, false, nvmlReturn_t, (nvmlDevice_t, unsigned long long*))            \
   X(nvmlDeviceRegisterEvents, false, nvmlReturn_t, (nvmlDevice_t, unsigned long long, nvmlEventSet_t))     \

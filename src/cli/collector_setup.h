@@ -1,14 +1,18 @@
-// Running on the bundled simulator: `--sim-scenario FILE` hands the scenario to libnvml-sim through its
+// From the user's settings to a collector. Running on the bundled simulator: `--sim-scenario FILE` hands the scenario to libnvml-sim through its
 // environment variable and, when no NVML library was named, picks the simulator built next to the binary.
 #pragma once
 
 #include <string>
 
+#include "collector/collector.h"
 #include "config/agent_options.h"
 
 namespace gpuwatch {
 
 // Call before the NVML library is opened. Returns an error message, or "" when all is well.
 std::string prepare_simulator(AgentOptions& options);
+
+// The collector's share of the user's settings.
+CollectorOptions collector_options(const AgentOptions& options);
 
 }  // namespace gpuwatch

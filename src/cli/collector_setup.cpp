@@ -1,4 +1,4 @@
-#include "cli/simulator_setup.h"
+#include "cli/collector_setup.h"
 
 #include <unistd.h>
 
@@ -21,6 +21,16 @@ std::string prepare_simulator(AgentOptions& options) {
   if (!std::filesystem::exists(sim, ec)) return "the simulator is not next to the binary (" + sim.string() + "): pass --nvml-lib";
   options.nvml_library = sim.string();
   return {};
+}
+
+CollectorOptions collector_options(const AgentOptions& o) {
+  CollectorOptions c;
+  c.nvml_library = o.nvml_library;
+  c.interval = o.interval;
+  c.deadline = effective_deadline(o);
+  c.proc_root = o.proc_root;
+  c.hostname = o.hostname;
+  return c;
 }
 
 }  // namespace gpuwatch
