@@ -18,8 +18,8 @@ class AgentFlags {
   // Registers the flags on `command`; the object must outlive parsing.
   explicit AgentFlags(CLI::App& command);
 
-  // After parsing: applies config file, environment and flags. Prints each problem to stderr (file:line:column
-  // for the config file, --flag for flags) and returns false when there was any.
+  // After parsing: applies config file, environment and flags. Prints each problem to stderr
+  // (file:line:column for the config file, --flag for flags) and returns false when there was any.
   bool resolve(AgentOptions& options) const;
 
   const std::string& config_path() const { return config_path_; }

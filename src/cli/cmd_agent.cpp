@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "cli/agent_flags.h"
+#include "cli/collector_setup.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
-#include "cli/collector_setup.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
 #include "config/agent_options.h"
@@ -59,7 +59,8 @@ class RunningCollector {
     if (!snap.source_error.empty()) {
       spdlog::error("no GPU could be read: {}", snap.source_error);
     } else {
-      spdlog::info("first collection: {} device(s), driver {}", snap.devices.size(), snap.node.driver_version);
+      spdlog::info("first collection: {} device(s), driver {}", snap.devices.size(),
+                   snap.node.driver_version);
     }
   }
 
@@ -69,10 +70,13 @@ class RunningCollector {
   bool stuck_ = false;
 };
 
-spdlog::level::level_enum log_level(const std::string& name) { return spdlog::level::from_str(name); }
+spdlog::level::level_enum log_level(const std::string& name) {
+  return spdlog::level::from_str(name);
+}
 
 bool collection_settings_changed(const AgentOptions& a, const AgentOptions& b) {
-  return a.interval != b.interval || effective_deadline(a) != effective_deadline(b) || a.hostname != b.hostname;
+  return a.interval != b.interval || effective_deadline(a) != effective_deadline(b) ||
+         a.hostname != b.hostname;
 }
 
 void warn_about_restart_only_changes(const AgentOptions& before, const AgentOptions& after) {
@@ -109,8 +113,8 @@ int run_agent(const AgentFlags& flags) {
     spdlog::error("cannot serve: {}", e.what());
     return kExitRuntime;
   }
-  spdlog::info("gpuwatch {} serving on {} (port {}), interval {}, NVML library {}", GPUWATCH_VERSION, options.listen,
-               server.port(), format_duration(options.interval),
+  spdlog::info("gpuwatch {} serving on {} (port {}), interval {}, NVML library {}", GPUWATCH_VERSION,
+               options.listen, server.port(), format_duration(options.interval),
                options.nvml_library.empty() ? "libnvidia-ml.so.1" : options.nvml_library);
 
   for (;;) {
@@ -125,7 +129,8 @@ int run_agent(const AgentFlags& flags) {
     }
     AgentOptions reloaded;
     if (!flags.resolve(reloaded)) {
-      spdlog::error("reload: {} has errors (printed above); keeping the running settings", flags.config_path());
+      spdlog::error("reload: {} has errors (printed above); keeping the running settings",
+                    flags.config_path());
       continue;
     }
     warn_about_restart_only_changes(options, reloaded);

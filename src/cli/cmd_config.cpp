@@ -24,7 +24,8 @@ void add_config_command(CLI::App& app, CommandAction& action) {
         return static_cast<int>(kExitUsage);
       }
       std::cout << *path << ": OK\n";
-      for (const auto& spec : option_table()) std::cout << "  " << spec.key << ": " << spec.show(options) << "\n";
+      for (const auto& spec : option_table())
+        std::cout << "  " << spec.key << ": " << spec.show(options) << "\n";
       return static_cast<int>(kExitOk);
     };
   });

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "cli/agent_flags.h"
-#include "cli/commands.h"
 #include "cli/collector_setup.h"
+#include "cli/commands.h"
 #include "sources/nvml/nvml_library.h"
 
 namespace gpuwatch {
@@ -34,7 +34,8 @@ void add_sim_command(CLI::App& app, CommandAction& action) {
         return static_cast<int>(kExitNoGpu);
       }
       using WriteProcTree = int (*)(const char*);
-      auto write_tree = reinterpret_cast<WriteProcTree>(opened.library->optional_symbol("gpuwatchSimWriteProcTree"));
+      auto write_tree =
+          reinterpret_cast<WriteProcTree>(opened.library->optional_symbol("gpuwatchSimWriteProcTree"));
       if (!write_tree) {
         std::cerr << opened.library->path() << " is not the gpuwatch simulator\n";
         return static_cast<int>(kExitUsage);

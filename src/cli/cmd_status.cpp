@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "cli/agent_flags.h"
-#include "cli/commands.h"
 #include "cli/collector_setup.h"
+#include "cli/commands.h"
 #include "cli/status_table.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
@@ -30,9 +30,13 @@ int exit_code_for(const Snapshot& snap) {
   int code = kExitOk;
   for (const auto& device : snap.devices) {
     switch (assess_health(device).verdict) {
-      case HealthVerdict::kCritical: return kExitCritical;
-      case HealthVerdict::kWarning: code = kExitWarning; break;
-      case HealthVerdict::kHealthy: break;
+      case HealthVerdict::kCritical:
+        return kExitCritical;
+      case HealthVerdict::kWarning:
+        code = kExitWarning;
+        break;
+      case HealthVerdict::kHealthy:
+        break;
     }
   }
   return code;
@@ -47,8 +51,9 @@ void explain_no_gpu(const Snapshot& snap, const AgentOptions& options) {
     std::cerr << ".\n";
   }
   if (options.nvml_library.empty()) {
-    std::cerr << "  Is the NVIDIA driver installed and loaded (lsmod | grep nvidia)? To use another NVML library,\n"
-                 "  pass --nvml-lib PATH or set GPUWATCH_NVML_LIB; to try gpuwatch without a GPU, run make demo.\n";
+    std::cerr
+        << "  Is the NVIDIA driver installed and loaded (lsmod | grep nvidia)? To use another NVML library,\n"
+           "  pass --nvml-lib PATH or set GPUWATCH_NVML_LIB; to try gpuwatch without a GPU, run make demo.\n";
   }
 }
 
@@ -74,10 +79,12 @@ int run_status(const StatusArgs& args) {
   reader.start();
   const auto limit = copts.effective_deadline() * 2 + std::chrono::seconds(5);
   if (!reader.wait_until(std::chrono::steady_clock::now() + limit)) {
-    std::cerr << "gpuwatch: the NVIDIA driver did not answer within " << format_duration(limit)
-              << " (a hung driver call); the GPUs cannot be read. Check the kernel log (dmesg) for NVRM errors.\n";
+    std::cerr
+        << "gpuwatch: the NVIDIA driver did not answer within " << format_duration(limit)
+        << " (a hung driver call); the GPUs cannot be read. Check the kernel log (dmesg) for NVRM errors.\n";
     std::cerr.flush();
-    std::_Exit(kExitCritical);  // the reading thread is stuck inside the driver library: leave without unloading it
+    std::_Exit(
+        kExitCritical);  // the reading thread is stuck inside the driver library: leave without unloading it
   }
   const SnapshotPtr snap = collector->latest();
   if (args.json) {
@@ -94,7 +101,8 @@ int run_status(const StatusArgs& args) {
 }  // namespace
 
 void add_status_command(CLI::App& app, CommandAction& action) {
-  CLI::App* status = app.add_subcommand("status", "Read every GPU once and print a table (exit code = health)");
+  CLI::App* status =
+      app.add_subcommand("status", "Read every GPU once and print a table (exit code = health)");
   auto args = std::make_shared<StatusArgs>();
   status->add_flag("--json", args->json, "Print the snapshot as JSON (schema: docs/metrics.md)");
   args->flags = std::make_unique<AgentFlags>(*status);

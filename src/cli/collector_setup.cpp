@@ -11,14 +11,16 @@ namespace gpuwatch {
 std::string prepare_simulator(AgentOptions& options) {
   if (options.sim_scenario.empty()) return {};
   std::error_code ec;
-  if (!std::filesystem::exists(options.sim_scenario, ec)) return "scenario file not found: " + options.sim_scenario;
+  if (!std::filesystem::exists(options.sim_scenario, ec))
+    return "scenario file not found: " + options.sim_scenario;
   // The simulator reads its scenario at nvmlInit; the environment is how any NVML client hands it over.
   ::setenv("GPUWATCH_SIM_SCENARIO", options.sim_scenario.c_str(), 1);
   if (!options.nvml_library.empty()) return {};
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "cannot locate the simulator: pass --nvml-lib build/sim-lib/libnvidia-ml.so.1";
   const auto sim = exe.parent_path() / "sim-lib" / "libnvidia-ml.so.1";
-  if (!std::filesystem::exists(sim, ec)) return "the simulator is not next to the binary (" + sim.string() + "): pass --nvml-lib";
+  if (!std::filesystem::exists(sim, ec))
+    return "the simulator is not next to the binary (" + sim.string() + "): pass --nvml-lib";
   options.nvml_library = sim.string();
   return {};
 }

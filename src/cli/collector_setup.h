@@ -1,5 +1,6 @@
-// From the user's settings to a collector. Running on the bundled simulator: `--sim-scenario FILE` hands the scenario to libnvml-sim through its
-// environment variable and, when no NVML library was named, picks the simulator built next to the binary.
+// From the user's settings to a collector. Running on the bundled simulator: `--sim-scenario FILE` hands the
+// scenario to libnvml-sim through its environment variable and, when no NVML library was named, picks the
+// simulator built next to the binary.
 #pragma once
 
 #include <string>

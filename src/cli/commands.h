@@ -13,11 +13,11 @@ using CommandAction = std::function<int()>;
 // Exit codes shared by the commands (documented in README and docs/cli.md).
 enum ExitCode : int {
   kExitOk = 0,
-  kExitUsage = 1,       // bad flags or config
-  kExitWarning = 2,     // status: some GPU has a warning
-  kExitCritical = 3,    // status: some GPU is critical (lost, hung, double-bit ECC, ...)
-  kExitNoGpu = 4,       // status: no NVML library, no driver, or no GPU
-  kExitRuntime = 5,     // agent: could not start (port taken, ...)
+  kExitUsage = 1,     // bad flags or config
+  kExitWarning = 2,   // status: some GPU has a warning
+  kExitCritical = 3,  // status: some GPU is critical (lost, hung, double-bit ECC, ...)
+  kExitNoGpu = 4,     // status: no NVML library, no driver, or no GPU
+  kExitRuntime = 5,   // agent: could not start (port taken, ...)
 };
 
 void add_agent_command(CLI::App& app, CommandAction& action);

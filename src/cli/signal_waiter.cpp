@@ -12,7 +12,9 @@ SignalWaiter::SignalWaiter() {
   pthread_sigmask(SIG_BLOCK, &set_, &previous_);
 }
 
-SignalWaiter::~SignalWaiter() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+SignalWaiter::~SignalWaiter() {
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
 
 int SignalWaiter::wait() const {
   int sig = 0;

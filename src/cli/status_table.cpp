@@ -127,9 +127,12 @@ class Table {
 
 std::string_view verdict_colour(HealthVerdict v) {
   switch (v) {
-    case HealthVerdict::kHealthy: return kGreen;
-    case HealthVerdict::kWarning: return kYellow;
-    case HealthVerdict::kCritical: return kRed;
+    case HealthVerdict::kHealthy:
+      return kGreen;
+    case HealthVerdict::kWarning:
+      return kYellow;
+    case HealthVerdict::kCritical:
+      return kRed;
   }
   return {};
 }
@@ -148,7 +151,8 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
   if (!snap.node.cuda_driver_version.empty()) out += "  CUDA " + snap.node.cuda_driver_version;
   out += "  " + std::to_string(snap.devices.size()) + " device(s)\n\n";
 
-  Table gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u", "HEALTH"});
+  Table gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u",
+              "HEALTH"});
   for (const auto& d : snap.devices) {
     const Health health = assess_health(d);
     std::string verdict = to_string(health.verdict);
@@ -168,7 +172,8 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
     for (const auto& p : d.processes) {
       ++process_count;
       procs.add({gpu_cell(d), std::to_string(p.pid), p.name.empty() ? "?" : p.name, p.type,
-                 size_cell(p.used_memory_bytes), p.sm_utilization ? fmt("%.0f%%", *p.sm_utilization * 100) : "-"});
+                 size_cell(p.used_memory_bytes),
+                 p.sm_utilization ? fmt("%.0f%%", *p.sm_utilization * 100) : "-"});
     }
   }
   out += "\n";

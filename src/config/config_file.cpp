@@ -63,12 +63,14 @@ std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions
     }
     const YAML::Node& value = entry.second;
     if (!value.IsScalar()) {
-      errors.push_back(error_at(path, value.Mark(),
-                                "'" + key + "' expects a single value (" + std::string(spec->value_name) + ")"));
+      errors.push_back(
+          error_at(path, value.Mark(),
+                   "'" + key + "' expects a single value (" + std::string(spec->value_name) + ")"));
       continue;
     }
     if (auto problem = spec->apply(options, value.Scalar())) {
-      errors.push_back(error_at(path, value.Mark(), "'" + key + "': " + *problem + ", got '" + value.Scalar() + "'"));
+      errors.push_back(
+          error_at(path, value.Mark(), "'" + key + "': " + *problem + ", got '" + value.Scalar() + "'"));
     }
   }
   return errors;

@@ -18,8 +18,8 @@ struct ConfigError {
   std::string to_string() const;  // "file:line:column: message"
 };
 
-// Applies the file's settings on top of `options`. Returns every error found; options are changed only for the
-// keys that were valid.
+// Applies the file's settings on top of `options`. Returns every error found; options are changed only for
+// the keys that were valid.
 std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions& options);
 
 }  // namespace gpuwatch

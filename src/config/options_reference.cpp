@@ -10,9 +10,9 @@ std::string options_reference_markdown() {
   out += "| --- | --- | --- | --- | --- | --- |\n";
   for (const auto& spec : option_table()) {
     std::string shown = spec.show(defaults);
-    out += "| `" + std::string(spec.key) + "` | `--" + flag_name(spec.key) + "` | " + std::string(spec.value_name) +
-           " | " + (shown.empty() ? "" : "`" + shown + "`") + " | " + (spec.reloadable ? "yes" : "no (restart)") +
-           " | " + std::string(spec.help) + " |\n";
+    out += "| `" + std::string(spec.key) + "` | `--" + flag_name(spec.key) + "` | " +
+           std::string(spec.value_name) + " | " + (shown.empty() ? "" : "`" + shown + "`") + " | " +
+           (spec.reloadable ? "yes" : "no (restart)") + " | " + std::string(spec.help) + " |\n";
   }
   return out;
 }

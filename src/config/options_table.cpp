@@ -36,9 +36,12 @@ std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
 }
 
 std::optional<std::string> apply_naming(AgentOptions& o, std::string_view v) {
-  if (v == "native") o.naming = MetricNaming::kNative;
-  else if (v == "dcgm") o.naming = MetricNaming::kDcgm;
-  else return "expected native or dcgm";
+  if (v == "native")
+    o.naming = MetricNaming::kNative;
+  else if (v == "dcgm")
+    o.naming = MetricNaming::kDcgm;
+  else
+    return "expected native or dcgm";
   return std::nullopt;
 }
 
@@ -50,7 +53,8 @@ std::optional<std::string> apply_hostname_label(AgentOptions& o, std::string_vie
 
 std::optional<std::string> apply_listen(AgentOptions& o, std::string_view v) {
   const auto colon = v.rfind(':');
-  if (colon == std::string_view::npos || colon + 1 == v.size()) return "expected HOST:PORT, e.g. 0.0.0.0:19400 or [::1]:19400";
+  if (colon == std::string_view::npos || colon + 1 == v.size())
+    return "expected HOST:PORT, e.g. 0.0.0.0:19400 or [::1]:19400";
   const std::string port(v.substr(colon + 1));
   if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535)
     return "the port must be a number from 0 to 65535";
@@ -75,12 +79,16 @@ const std::array<OptionSpec, 11>& table() {
        string_getter(&AgentOptions::listen)},
       {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
        [](const AgentOptions& o) { return format_duration(o.interval); }},
-      {"deadline", "DURATION", "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)",
-       true, apply_deadline, [](const AgentOptions& o) { return format_duration(effective_deadline(o)); }},
-      {"nvml_library", "PATH", "NVML library to load (default libnvidia-ml.so.1; env GPUWATCH_NVML_LIB)", false,
-       string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
-      {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true, apply_naming,
-       [](const AgentOptions& o) { return std::string(o.naming == MetricNaming::kDcgm ? "dcgm" : "native"); }},
+      {"deadline", "DURATION",
+       "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true,
+       apply_deadline, [](const AgentOptions& o) { return format_duration(effective_deadline(o)); }},
+      {"nvml_library", "PATH", "NVML library to load (default libnvidia-ml.so.1; env GPUWATCH_NVML_LIB)",
+       false, string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
+      {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true,
+       apply_naming,
+       [](const AgentOptions& o) {
+         return std::string(o.naming == MetricNaming::kDcgm ? "dcgm" : "native");
+       }},
       {"dcgm_hostname_label", "Hostname|hostname", "Spelling of the hostname label in dcgm naming", false,
        apply_hostname_label, string_getter(&AgentOptions::dcgm_hostname_label)},
       {"proc_root", "DIR", "Where to read /proc from (process names, attribution)", false,
@@ -99,7 +107,9 @@ const std::array<OptionSpec, 11>& table() {
 
 }  // namespace
 
-std::span<const OptionSpec> option_table() { return table(); }
+std::span<const OptionSpec> option_table() {
+  return table();
+}
 
 const OptionSpec* find_option(std::string_view key) {
   for (const auto& spec : table()) {

@@ -10,7 +10,12 @@ namespace {
 
 // Longest unit names first so "ms" is not read as "m" followed by garbage.
 constexpr std::array<std::pair<std::string_view, std::int64_t>, 6> kUnits = {{
-    {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}, {"w", 604'800'000},
+    {"ms", 1},
+    {"s", 1000},
+    {"m", 60'000},
+    {"h", 3'600'000},
+    {"d", 86'400'000},
+    {"w", 604'800'000},
 }};
 
 }  // namespace

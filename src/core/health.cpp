@@ -29,7 +29,9 @@ constexpr std::array kWarningXids = {94U, 63U, 64U, 92U};
 
 void check_memory_errors(const DeviceSnapshot& d, std::vector<Finding>& out) {
   const double dbe = value_or(d, Metric::kEccErrors, 0, "uncorrected");
-  if (dbe > 0) out.push_back({HealthVerdict::kCritical, format("%.0f uncorrectable ECC error(s) since driver load", dbe)});
+  if (dbe > 0)
+    out.push_back(
+        {HealthVerdict::kCritical, format("%.0f uncorrectable ECC error(s) since driver load", dbe)});
   if (value_or(d, Metric::kRemappedRowsFailure, 0) > 0)
     out.push_back({HealthVerdict::kCritical, "row remapping failed: the GPU needs service"});
   if (value_or(d, Metric::kRemappedRowsPending, 0) > 0)
@@ -39,9 +41,11 @@ void check_memory_errors(const DeviceSnapshot& d, std::vector<Finding>& out) {
   double retired = 0;
   for (const auto& s : d.samples)
     if (s.metric == Metric::kRetiredPages) retired += s.value;
-  if (retired >= 63) out.push_back({HealthVerdict::kCritical, format("%.0f retired pages (limit 63)", retired)});
+  if (retired >= 63)
+    out.push_back({HealthVerdict::kCritical, format("%.0f retired pages (limit 63)", retired)});
   const double unc_rows = value_or(d, Metric::kRemappedRows, 0, "uncorrectable");
-  if (unc_rows >= 512) out.push_back({HealthVerdict::kWarning, format("%.0f rows remapped for uncorrectable errors", unc_rows)});
+  if (unc_rows >= 512)
+    out.push_back({HealthVerdict::kWarning, format("%.0f rows remapped for uncorrectable errors", unc_rows)});
 }
 
 void check_throttling(const DeviceSnapshot& d, std::vector<Finding>& out) {
@@ -61,25 +65,35 @@ void check_throttling(const DeviceSnapshot& d, std::vector<Finding>& out) {
   const double temp = value_or(d, Metric::kTemperature, -1);
   const double slowdown = value_or(d, Metric::kTemperatureThreshold, -1, "slowdown");
   if (temp >= 0 && slowdown > 0 && temp >= slowdown - 5)
-    out.push_back({HealthVerdict::kWarning, format("temperature %.0f C is near the slowdown threshold %.0f C", temp, slowdown)});
+    out.push_back({HealthVerdict::kWarning,
+                   format("temperature %.0f C is near the slowdown threshold %.0f C", temp, slowdown)});
 }
 
 void check_pcie(const DeviceSnapshot& d, std::vector<Finding>& out) {
-  const double gen = value_or(d, Metric::kPcieLinkGeneration, 0), max_gen = value_or(d, Metric::kPcieLinkMaxGeneration, 0);
-  const double width = value_or(d, Metric::kPcieLinkWidth, 0), max_width = value_or(d, Metric::kPcieLinkMaxWidth, 0);
+  const double gen = value_or(d, Metric::kPcieLinkGeneration, 0),
+               max_gen = value_or(d, Metric::kPcieLinkMaxGeneration, 0);
+  const double width = value_or(d, Metric::kPcieLinkWidth, 0),
+               max_width = value_or(d, Metric::kPcieLinkMaxWidth, 0);
   if (width > 0 && max_width > 0 && width < max_width)
-    out.push_back({HealthVerdict::kWarning, format("PCIe link is x%.0f, below its maximum x%.0f", width, max_width)});
+    out.push_back(
+        {HealthVerdict::kWarning, format("PCIe link is x%.0f, below its maximum x%.0f", width, max_width)});
   // Idle GPUs drop their link generation to save power; only a busy GPU below its generation is degraded.
   if (gen > 0 && max_gen > 0 && gen < max_gen && value_or(d, Metric::kUtilization, 0) > 0.2)
-    out.push_back({HealthVerdict::kWarning, format("PCIe link runs at gen %.0f while busy, below its maximum gen %.0f", gen, max_gen)});
+    out.push_back(
+        {HealthVerdict::kWarning,
+         format("PCIe link runs at gen %.0f while busy, below its maximum gen %.0f", gen, max_gen)});
 }
 
 void check_xids(const DeviceSnapshot& d, std::vector<Finding>& out) {
   for (const auto& [xid, count] : d.xid_counts) {
     for (unsigned c : kCriticalXids)
-      if (xid == c) out.push_back({HealthVerdict::kCritical, format("XID %.0f seen %.0f time(s)", xid, static_cast<double>(count))});
+      if (xid == c)
+        out.push_back({HealthVerdict::kCritical,
+                       format("XID %.0f seen %.0f time(s)", xid, static_cast<double>(count))});
     for (unsigned w : kWarningXids)
-      if (xid == w) out.push_back({HealthVerdict::kWarning, format("XID %.0f seen %.0f time(s)", xid, static_cast<double>(count))});
+      if (xid == w)
+        out.push_back(
+            {HealthVerdict::kWarning, format("XID %.0f seen %.0f time(s)", xid, static_cast<double>(count))});
   }
 }
 
@@ -110,9 +124,12 @@ Health assess_health(const DeviceSnapshot& d) {
 
 const char* to_string(HealthVerdict v) {
   switch (v) {
-    case HealthVerdict::kHealthy: return "healthy";
-    case HealthVerdict::kWarning: return "warning";
-    case HealthVerdict::kCritical: return "critical";
+    case HealthVerdict::kHealthy:
+      return "healthy";
+    case HealthVerdict::kWarning:
+      return "warning";
+    case HealthVerdict::kCritical:
+      return "critical";
   }
   return "unknown";
 }

@@ -1,6 +1,6 @@
-// A per-GPU health verdict for `gpuwatch status` and the JSON API: the DCGM health-watch thresholds applied to
-// one snapshot (see docs/health.md). It is a point-in-time verdict, not an alert: alerting rules with windows and
-// `for:` durations live in the rules engine.
+// A per-GPU health verdict for `gpuwatch status` and the JSON API: the DCGM health-watch thresholds applied
+// to one snapshot (see docs/health.md). It is a point-in-time verdict, not an alert: alerting rules with
+// windows and `for:` durations live in the rules engine.
 #pragma once
 
 #include <string>

@@ -2,12 +2,14 @@
 
 namespace gpuwatch {
 
-static_assert([] {
-  for (std::size_t i = 0; i < kMetricCatalogue.size(); ++i) {
-    if (static_cast<std::size_t>(kMetricCatalogue[i].id) != i) return false;
-  }
-  return true;
-}(), "catalogue rows must be in enum order");
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kMetricCatalogue.size(); ++i) {
+        if (static_cast<std::size_t>(kMetricCatalogue[i].id) != i) return false;
+      }
+      return true;
+    }(),
+    "catalogue rows must be in enum order");
 
 std::optional<Metric> find_metric(std::string_view name) {
   for (const auto& def : kMetricCatalogue) {

@@ -30,7 +30,8 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
 //   cause:     single_bit | double_bit
 //   type (remapped rows): correctable | uncorrectable
 //   type (NVLink errors): crc_flit | crc_data | replay | recovery;  link: "0".."17"
-//   event:     single_bit_ecc | double_bit_ecc | single_bit_ecc_storm | dram_retirement | dram_retirement_failure |
+//   event:     single_bit_ecc | double_bit_ecc | single_bit_ecc_storm | dram_retirement |
+//   dram_retirement_failure |
 //              non_fatal_poison | fatal_poison | gpu_unavailable | gpu_recovery_action
 //   type (process memory): compute | graphics
 // Values are converted to base units where they are read: MHz -> Hz, % -> ratio, mW -> W, mJ -> J,
@@ -38,6 +39,7 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
 //
 // X(Id, name, kind, scope, unit, extra label 1, 2, 3, help)
 // Extra label names are "" when unused. The unit is "" where the name has no unit suffix.
+// clang-format off
 #define GPUWATCH_METRICS(X)                                                                                  \
   X(kUp, "gpu_up", kGauge, kDevice, "", "", "", "",                                                               \
     "1 when the GPU answered this tick, 0 when it is lost (fell off the bus) or its reads missed the deadline") \
@@ -134,6 +136,7 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kCollectionSeconds, "gpuwatch_collection_duration_seconds", kGauge, kAgent, "seconds", "", "", "",            \
     "Wall time of the last collection tick")                                                                   \
   X(kTicks, "gpuwatch_ticks_total", kCounter, kAgent, "", "", "", "", "Collection ticks completed")
+// clang-format on
 
 enum class Metric : std::uint16_t {
 #define GPUWATCH_METRIC_ENUM(id, ...) id,
@@ -160,7 +163,9 @@ inline constexpr std::array kMetricCatalogue = {
 
 inline constexpr std::size_t kMetricCount = kMetricCatalogue.size();
 
-constexpr const MetricDef& metric_def(Metric m) { return kMetricCatalogue[static_cast<std::size_t>(m)]; }
+constexpr const MetricDef& metric_def(Metric m) {
+  return kMetricCatalogue[static_cast<std::size_t>(m)];
+}
 
 // Looks a metric up by its native name.
 std::optional<Metric> find_metric(std::string_view name);

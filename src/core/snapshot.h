@@ -24,11 +24,11 @@ struct Sample {
 };
 
 struct DeviceIdentity {
-  unsigned index = 0;        // NVML index at enumeration time; display only, never identity
-  std::string uuid;          // identity: "GPU-..." or "MIG-..."
-  std::string name;          // "NVIDIA H200"
+  unsigned index = 0;  // NVML index at enumeration time; display only, never identity
+  std::string uuid;    // identity: "GPU-..." or "MIG-..."
+  std::string name;    // "NVIDIA H200"
   std::string serial;
-  std::string pci_bus_id;    // normalised sysfs form "0000:3b:00.0"
+  std::string pci_bus_id;  // normalised sysfs form "0000:3b:00.0"
   std::string vbios_version;
   // MIG instances are devices of their own; these are set only for them.
   bool is_mig_instance = false;
@@ -45,8 +45,8 @@ enum class DeviceState : std::uint8_t {
 
 struct ProcessSample {
   unsigned pid = 0;
-  std::string name;                      // from /proc/<pid>/comm under --proc-root, "" when unknown
-  std::string type;                      // "compute" or "graphics" (both when it holds contexts of each)
+  std::string name;                         // from /proc/<pid>/comm under --proc-root, "" when unknown
+  std::string type;                         // "compute" or "graphics" (both when it holds contexts of each)
   std::optional<double> used_memory_bytes;  // absent when NVML says not available
   std::optional<double> sm_utilization;     // 0..1, from per-process utilization samples
   std::optional<double> memory_utilization;
@@ -57,17 +57,18 @@ struct ProcessSample {
 struct DeviceSnapshot {
   DeviceIdentity identity;
   DeviceState state = DeviceState::kOk;
-  std::int64_t last_read_ms = 0;           // timestamp of the values below
-  std::vector<Sample> samples;             // device-scope catalogue samples
+  std::int64_t last_read_ms = 0;  // timestamp of the values below
+  std::vector<Sample> samples;    // device-scope catalogue samples
   std::vector<ProcessSample> processes;
   std::map<unsigned, std::uint64_t> xid_counts;  // cumulative since the agent started, per XID code
-  std::optional<unsigned> last_xid;        // dcgm-exporter's DCGM_FI_DEV_XID_ERRORS shows only this
-  std::vector<std::string> unsupported;    // calls NVML answered NOT_SUPPORTED for, in call order
+  std::optional<unsigned> last_xid;              // dcgm-exporter's DCGM_FI_DEV_XID_ERRORS shows only this
+  std::vector<std::string> unsupported;          // calls NVML answered NOT_SUPPORTED for, in call order
 
   // The first sample of `m` whose first two label values match (an empty filter matches any value).
   const Sample* find(Metric m, std::string_view label0 = {}, std::string_view label1 = {}) const {
     for (const auto& s : samples) {
-      if (s.metric == m && (label0.empty() || s.labels[0] == label0) && (label1.empty() || s.labels[1] == label1))
+      if (s.metric == m && (label0.empty() || s.labels[0] == label0) &&
+          (label1.empty() || s.labels[1] == label1))
         return &s;
     }
     return nullptr;
@@ -86,7 +87,7 @@ struct NodeInfo {
 using CollectorErrorKey = std::tuple<std::string, std::string, int>;
 
 struct Snapshot {
-  std::uint64_t sequence = 0;   // increases by one per published snapshot
+  std::uint64_t sequence = 0;     // increases by one per published snapshot
   std::int64_t timestamp_ms = 0;  // from the agent's clock (scenario time on the simulator)
   NodeInfo node;
   std::vector<DeviceSnapshot> devices;

@@ -19,7 +19,6 @@
 
 namespace gpuwatch {
 
-
 struct RenderVariant {
   ExpositionFormat format = ExpositionFormat::kText004;
   MetricNaming naming = MetricNaming::kNative;

@@ -86,7 +86,8 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t
     if (!info) return NVML_ERROR_INVALID_ARGUMENT;
     if (!c.device().model->gpm) return NVML_ERROR_NOT_SUPPORTED;
     *info = nvmlGpuFabricInfo_t{};
-    for (unsigned i = 0; i < NVML_GPU_FABRIC_UUID_LEN; ++i) info->clusterUuid[i] = static_cast<unsigned char>(0xA0 + i);
+    for (unsigned i = 0; i < NVML_GPU_FABRIC_UUID_LEN; ++i)
+      info->clusterUuid[i] = static_cast<unsigned char>(0xA0 + i);
     info->status = NVML_SUCCESS;
     info->cliqueId = 1;
     info->state = NVML_GPU_FABRIC_STATE_COMPLETED;

@@ -1,6 +1,6 @@
 // The agent as a process, on the simulator: what it serves, how it stops, and how it degrades.
-#include <httplib.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <ctime>
 #include <fstream>
@@ -55,7 +55,8 @@ class Agent {
     client.set_read_timeout(5, 0);
     return client.Get(path.c_str(), headers);
   }
-  // Polls until `path` answers `status` (the agent works in wall time; there is no scenario clock to advance).
+  // Polls until `path` answers `status` (the agent works in wall time; there is no scenario clock to
+  // advance).
   bool wait_for_status(const std::string& path, int status) const {
     const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -98,7 +99,8 @@ TEST(Agent, NegotiatesOpenMetricsGzipAndDcgmNaming) {
   Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
-  auto om = agent.get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}});
+  auto om =
+      agent.get("/metrics", {{"Accept", "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"}});
   ASSERT_TRUE(om);
   EXPECT_NE(om->get_header_value("Content-Type").find("application/openmetrics-text"), std::string::npos);
   EXPECT_TRUE(om->body.ends_with("# EOF\n"));
@@ -138,7 +140,8 @@ TEST(Agent, KeepsServingWhileTheDriverHangsAndStillStops) {
   ASSERT_TRUE(ready);
   EXPECT_EQ(ready->status, 503) << "never had a complete collection";
   agent.process().signal(SIGTERM);
-  EXPECT_TRUE(agent.process().wait_exit(std::chrono::seconds(10)).has_value()) << "shutdown must not wait on the hang";
+  EXPECT_TRUE(agent.process().wait_exit(std::chrono::seconds(10)).has_value())
+      << "shutdown must not wait on the hang";
   std::remove(scenario.c_str());
 }
 
@@ -183,8 +186,8 @@ TEST(Agent, WithoutALibraryServesItsOwnMetricsAndIsNotReady) {
 TEST(Agent, ReportsATakenPortAndExits) {
   Agent first({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
   ASSERT_GT(first.port(), 0);
-  auto second = run_process({kBinary, "agent", "--sim-scenario", kScenarios + "healthy-8xh200.yaml", "--listen",
-                             "127.0.0.1:" + std::to_string(first.port())});
+  auto second = run_process({kBinary, "agent", "--sim-scenario", kScenarios + "healthy-8xh200.yaml",
+                             "--listen", "127.0.0.1:" + std::to_string(first.port())});
   EXPECT_EQ(second.exit_code, 5);
   EXPECT_NE(second.err.find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << second.err;
 }

@@ -18,7 +18,8 @@ std::map<std::string, std::string> one_hour_in() {
 }
 
 TEST(StatusCommand, HealthyNodeExitsZeroAndListsEveryGpu) {
-  auto r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "healthy-8xh200.yaml"}, one_hour_in());
+  auto r =
+      run_process({kBinary, "status", "--sim-scenario", kScenarios + "healthy-8xh200.yaml"}, one_hour_in());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (int gpu = 0; gpu < 8; ++gpu) {
     EXPECT_NE(r.out.find("\n" + std::to_string(gpu) + "    NVIDIA H200"), std::string::npos) << r.out;
@@ -28,7 +29,8 @@ TEST(StatusCommand, HealthyNodeExitsZeroAndListsEveryGpu) {
 }
 
 TEST(StatusCommand, IncidentsNodeIsCriticalAndNamesTheFaults) {
-  auto r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "incidents-8xh200.yaml"}, one_hour_in());
+  auto r =
+      run_process({kBinary, "status", "--sim-scenario", kScenarios + "incidents-8xh200.yaml"}, one_hour_in());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("GPU is lost"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("uncorrectable ECC"), std::string::npos) << r.out;
@@ -75,7 +77,8 @@ TEST(ConfigCommand, CheckReportsEveryErrorWithPosition) {
   auto r = run_process({kBinary, "config", "check", path});
   std::remove(path.c_str());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find(path + ":2:1: unknown key 'intreval' (did you mean 'interval'?)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path + ":2:1: unknown key 'intreval' (did you mean 'interval'?)"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find(path + ":3:9: 'naming': expected native or dcgm"), std::string::npos) << r.err;
 }
 
@@ -100,7 +103,9 @@ namespace {
 TEST(StatusCommand, AHungDriverEndsWithAClearMessageInsteadOfHanging) {
   const std::string path = "/tmp/gpuwatch-cli-hang-" + std::to_string(::getpid()) + ".yaml";
   FILE* f = std::fopen(path.c_str(), "w");
-  std::fputs("node: {seed: 3}\ndevices:\n  - {model: H200, count: 2}\nfaults:\n  - {type: driver_hang, at: 0s}\n", f);
+  std::fputs(
+      "node: {seed: 3}\ndevices:\n  - {model: H200, count: 2}\nfaults:\n  - {type: driver_hang, at: 0s}\n",
+      f);
   std::fclose(f);
   auto r = run_process({kBinary, "status", "--sim-scenario", path, "--deadline", "100ms"}, {},
                        std::chrono::seconds(30));

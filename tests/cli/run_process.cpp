@@ -121,6 +121,8 @@ std::optional<int> BackgroundProcess::wait_exit(std::chrono::milliseconds timeou
   return code;
 }
 
-std::string BackgroundProcess::stderr_text() const { return slurp(stderr_path_); }
+std::string BackgroundProcess::stderr_text() const {
+  return slurp(stderr_path_);
+}
 
 }  // namespace gpuwatch::test

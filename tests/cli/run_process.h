@@ -20,7 +20,8 @@ struct ProcessResult {
 };
 
 // Runs to completion (killed after `timeout`); `env` entries are added to the current environment.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env = {},
                           std::chrono::seconds timeout = std::chrono::seconds(60));
 
 class BackgroundProcess {
@@ -32,7 +33,8 @@ class BackgroundProcess {
 
   pid_t pid() const { return pid_; }
   void signal(int sig) const { ::kill(pid_, sig); }
-  // Waits up to `timeout` for the process to exit; returns its exit code (-signal when killed), nullopt on timeout.
+  // Waits up to `timeout` for the process to exit; returns its exit code (-signal when killed), nullopt on
+  // timeout.
   std::optional<int> wait_exit(std::chrono::milliseconds timeout);
   std::string stderr_text() const;
 

@@ -92,7 +92,8 @@ TEST_F(IncidentsTest, MemoryLeakOnGpu1GrowsThenTheOomKilledProcessIsGone) {
   EXPECT_GT(*p->used_memory_bytes - at_2m, 4 * kGiB);
   EXPECT_LT(*p->used_memory_bytes - at_2m, 5.5 * kGiB);
   EXPECT_EQ(p->name, "python3");
-  EXPECT_GT(test::value_of(later->devices[1], Metric::kMemoryUsed), test::value_of(start->devices[1], Metric::kMemoryUsed));
+  EXPECT_GT(test::value_of(later->devices[1], Metric::kMemoryUsed),
+            test::value_of(start->devices[1], Metric::kMemoryUsed));
 
   auto after_oom = tick_at(600);
   EXPECT_EQ(process(after_oom->devices[1], 61001), nullptr) << "the OOM-killed process still shows";

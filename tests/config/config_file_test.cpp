@@ -43,13 +43,15 @@ TEST_F(ConfigFileTest, AppliesEveryKnownKey) {
 
 TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {
   AgentOptions o;
-  const std::string path = write("interval: soon\n"
-                                 "intervall: 1s\n"
-                                 "naming: prometheus\n"
-                                 "listen: 0.0.0.0:19400\n");
+  const std::string path = write(
+      "interval: soon\n"
+      "intervall: 1s\n"
+      "naming: prometheus\n"
+      "listen: 0.0.0.0:19400\n");
   const auto errors = apply_config_file(path, o);
   ASSERT_EQ(errors.size(), 3U);
-  EXPECT_EQ(errors[0].to_string(), path + ":1:11: 'interval': expected a duration such as 1s, 100ms or 10ms, got 'soon'");
+  EXPECT_EQ(errors[0].to_string(),
+            path + ":1:11: 'interval': expected a duration such as 1s, 100ms or 10ms, got 'soon'");
   EXPECT_EQ(errors[1].to_string(), path + ":2:1: unknown key 'intervall' (did you mean 'interval'?)");
   EXPECT_EQ(errors[2].line, 3);
   EXPECT_NE(errors[2].message.find("expected native or dcgm"), std::string::npos);

@@ -119,7 +119,8 @@ class Sim {
 };
 
 // The value of a device sample; fails the test (and returns -1) when the sample is missing.
-inline double value_of(const DeviceSnapshot& d, Metric m, std::string_view l0 = {}, std::string_view l1 = {}) {
+inline double value_of(const DeviceSnapshot& d, Metric m, std::string_view l0 = {},
+                       std::string_view l1 = {}) {
   const Sample* s = d.find(m, l0, l1);
   EXPECT_NE(s, nullptr) << metric_def(m).name << "{" << l0 << "} missing on GPU " << d.identity.index << " ("
                         << d.identity.uuid << ")";

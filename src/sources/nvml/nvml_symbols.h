@@ -7,6 +7,7 @@
 
 #include "sources/nvml/nvml_abi.h"
 
+// clang-format off
 #define GPUWATCH_NVML_SYMBOLS(X)                                                                           \
   X(nvmlInit_v2, true, nvmlReturn_t, (void))                                                               \
   X(nvmlShutdown, true, nvmlReturn_t, (void))                                                              \
@@ -83,6 +84,7 @@
   X(nvmlGpmSampleGet, false, nvmlReturn_t, (nvmlDevice_t, nvmlGpmSample_t))                                \
   X(nvmlGpmMigSampleGet, false, nvmlReturn_t, (nvmlDevice_t, unsigned, nvmlGpmSample_t))                   \
   X(nvmlGpmMetricsGet, false, nvmlReturn_t, (nvmlGpmMetricsGet_t*))
+// clang-format on
 
 // Simulator-only entry points (absent from the real library): scenario time, for lockstep tests and for
 // the agent's clock when it runs on the simulator.
