@@ -51,6 +51,7 @@ struct Collector::DeviceSlot {
     std::vector<DeviceSnapshot> result;
     std::chrono::nanoseconds cpu{0};
     std::chrono::nanoseconds nvml{0};
+    std::chrono::nanoseconds cpu_seen{0};  // the worker thread's CPU time at the end of its last read
   };
   std::shared_ptr<Job> job = std::make_shared<Job>();
   std::unique_ptr<AbandonableWorker> worker;
@@ -116,11 +117,13 @@ void Collector::open_session() {
     slot->index = gpu->gpu().identity().index;
     slot->job->gpu = gpu;
     slot->worker = std::make_unique<AbandonableWorker>([job = slot->job](std::stop_token) {
-      const auto cpu_start = thread_cpu_time();
       const auto nvml_start = job->gpu->nvml_time();
       job->gpu->read(job->now_ms, job->result);
       job->nvml = job->gpu->nvml_time() - nvml_start;
-      job->cpu = thread_cpu_time() - cpu_start;
+      // The thread runs only this job: one CPU clock read (a system call) per read, and its wake-up counts.
+      const auto cpu_now = thread_cpu_time();
+      job->cpu = cpu_now - job->cpu_seen;
+      job->cpu_seen = cpu_now;
     });
     slots_.push_back(std::move(slot));
   }
@@ -129,13 +132,17 @@ void Collector::open_session() {
 // Events are counted per UUID, so a GPU is registered once its first read told its UUID. A GPU identified
 // later (one that hung from the start) makes a new listener that covers it too; the counts live on.
 void Collector::update_listener(std::chrono::steady_clock::time_point deadline) {
+  auto watchable = [](const DeviceSlot& slot) {
+    return slot.read_once && !slot.lost && !slot.last_uuids.empty() && !slot.last_uuids.front().empty();
+  };
+  // Counted before anything is copied: at almost every tick nothing new can be watched.
+  const auto count =
+      std::count_if(slots_.begin(), slots_.end(), [&](const auto& slot) { return watchable(*slot); });
+  if (static_cast<std::size_t>(count) <= listened_gpus_) return;
   std::vector<WatchedDevice> watched;
   for (const auto& slot : slots_) {
-    if (slot->read_once && !slot->lost && !slot->last_uuids.empty() && !slot->last_uuids.front().empty()) {
-      watched.push_back({slot->job->gpu->handle(), slot->last_uuids.front()});
-    }
+    if (watchable(*slot)) watched.push_back({slot->job->gpu->handle(), slot->last_uuids.front()});
   }
-  if (watched.size() <= listened_gpus_) return;
   listened_gpus_ = watched.size();
   listener_.reset();
   listener_ = std::make_unique<EventListener>(
@@ -180,6 +187,10 @@ bool Collector::ensure_session(std::int64_t now_ms, std::string& error) {
   if (!lib_) {
     last_error_ = lib_error_;
   } else {
+    {
+      std::lock_guard lock(stats_mutex_);
+      ++stats_.nvml_inits;
+    }
     open_session();
     if (session_->ok()) {
       backoff_ms_ = 0;
@@ -226,16 +237,18 @@ void Collector::harvest(DeviceSlot& slot, Snapshot& snap, bool& reinit) {
   auto& job = *slot.job;
   slot.read_once = true;
   slot.lost = !job.result.empty() && job.result.front().state == DeviceState::kLost;
-  slot.last_uuids.clear();
-  for (auto& d : job.result) {
-    slot.last_uuids.push_back(d.identity.uuid);
-    snap.devices.push_back(std::move(d));
+  // Assigned in place: the strings keep their buffers, so a steady GPU costs no allocation here.
+  slot.last_uuids.resize(job.result.size());
+  for (std::size_t i = 0; i < job.result.size(); ++i) {
+    slot.last_uuids[i] = job.result[i].identity.uuid;
+    snap.devices.push_back(std::move(job.result[i]));
   }
   job.result.clear();
   for (const auto& reader : job.gpu->readers()) {
     auto& calls = reader->calls();
     for (const auto& e : calls.errors()) {
       errors_[{reader->identity().uuid, std::string(nvml_symbol_name(e.call)), e.code}] += e.count;
+      if (needs_reinit(static_cast<nvmlReturn_t>(e.code))) reinit_answer_ = e.code;
     }
     calls.errors().clear();
     reinit = reinit || calls.needs_reinit();
@@ -256,6 +269,8 @@ void Collector::tick() {
   bool reinit = false;
 
   std::string error;
+  // A MIG reconfiguration already delivered makes this tick's MIG handles stale: re-enumerate first.
+  if (session_ && event_counts_->take_mig_change()) close_session();
   const bool have_session = ensure_session(now, error);
   if (!have_session) {
     snap->source_error = std::move(error);
@@ -300,11 +315,20 @@ void Collector::tick() {
       nvml += node_check_->nvml;
       for (const auto& e : node_calls.errors()) {
         errors_[{std::string(), std::string(nvml_symbol_name(e.call)), e.code}] += e.count;
+        if (needs_reinit(static_cast<nvmlReturn_t>(e.code))) reinit_answer_ = e.code;
       }
       node_calls.errors().clear();
       reinit = reinit || node_calls.needs_reinit();
     }
     snap->node = session_->node();
+    if (reinit) {
+      // The driver went away under this tick's reads: say so, and report the GPUs' last values as stale.
+      const char* text = lib_->fn().nvmlErrorString(static_cast<nvmlReturn_t>(reinit_answer_));
+      snap->source_error = std::string("NVML answered: ") + (text != nullptr ? text : "unknown error") +
+                           " (NVML error " + std::to_string(reinit_answer_) + "); re-initialising";
+      snap->devices.clear();
+      for (const auto& slot : slots_) add_stale(*slot, previous.get(), *snap);
+    }
     // Handles are invalid after a MIG reconfiguration, a GPU reset or a driver reload: start over next tick.
     if (reinit || layout_changed || event_counts_->take_mig_change()) close_session();
   }

@@ -34,7 +34,7 @@ struct CollectorOptions {
   // very short interval.
   std::chrono::milliseconds deadline{0};
   std::string proc_root = "/proc";
-  std::string hostname;  // "" = gethostname()
+  std::string hostname;  // "" = the simulated node's name on libnvml-sim, else gethostname()
 
   static constexpr std::chrono::milliseconds kMinInterval{10};
   std::chrono::milliseconds effective_interval() const;
@@ -47,6 +47,7 @@ struct CollectorOptions {
 struct CollectorStats {
   std::uint64_t ticks = 0;
   std::uint64_t device_reads = 0;  // completed reads, all devices
+  std::uint64_t nvml_inits = 0;    // nvmlInit_v2 attempts: the first and every retry after a failure
   std::chrono::nanoseconds nvml_time{0};
   std::chrono::nanoseconds cpu_time{0};   // collector thread during tick() plus device workers
   std::chrono::nanoseconds wall_time{0};  // sum of tick() durations
@@ -106,6 +107,7 @@ class Collector {
   std::string last_error_;
   std::int64_t next_attempt_ms_ = 0;
   std::int64_t backoff_ms_ = 0;
+  int reinit_answer_ = 0;  // the last NVML answer that asked for re-initialisation
   std::uint64_t sequence_ = 0;
   std::atomic<std::shared_ptr<const Snapshot>> latest_;
   std::atomic<bool> ready_{false};

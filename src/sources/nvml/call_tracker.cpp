@@ -10,7 +10,12 @@ void CallTracker::mark_unsupported(NvmlSymbol sym, unsigned variant) {
     mask |= bit(variant);
   }
   std::string name(nvml_symbol_name(sym));
-  if (variant != kNoVariant) name += "(" + std::to_string(variant) + ")";
+  if (variant != kNoVariant) {
+    // Appended piecewise: "(" + std::to_string(...) trips GCC 12's -Wrestrict false positive at -O3.
+    name += '(';
+    name += std::to_string(variant);
+    name += ')';
+  }
   unsupported_names_.push_back(std::move(name));
 }
 

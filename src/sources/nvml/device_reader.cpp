@@ -1,6 +1,7 @@
 #include "sources/nvml/device_reader.h"
 
 #include <cctype>
+#include <iterator>
 #include <utility>
 
 #include "sources/nvml/nvml_labels.h"
@@ -15,9 +16,23 @@ namespace {
 constexpr unsigned kNoVariant = CallTracker::kNoVariant;
 constexpr double kKiB = 1024.0;
 
+// Built in place, labels assigned only when present: this runs for every sample of every tick.
 void emit(std::vector<Sample>& s, Metric m, double value, std::string_view l0 = {},
           std::string_view l1 = {}) {
-  s.push_back(Sample{m, value, {std::string(l0), std::string(l1), {}}});
+  Sample& sample = s.emplace_back(m, value);
+  if (!l0.empty()) sample.labels[0] = l0;
+  if (!l1.empty()) sample.labels[1] = l1;
+}
+
+// Appends copies of `from`, assigning only the labels in use: cheaper than Sample's copy constructor, which
+// copies all three strings, for the cached groups copied into every snapshot.
+void append_copies(std::vector<Sample>& out, const std::vector<Sample>& from) {
+  for (const auto& f : from) {
+    Sample& sample = out.emplace_back(f.metric, f.value);
+    for (std::size_t i = 0; i < f.labels.size(); ++i) {
+      if (!f.labels[i].empty()) sample.labels[i] = f.labels[i];
+    }
+  }
 }
 
 std::string read_string(CallTracker& calls, NvmlSymbol sym, nvmlReturn_t (*fn)(nvmlDevice_t, char*, unsigned),
@@ -324,14 +339,30 @@ void DeviceReader::read(std::int64_t now_ms, DeviceSnapshot& out) {
     return;
   }
   out.state = DeviceState::kOk;
-  std::size_t total = 2 + gpm_samples_.size();
+  // Room for the collector's critical event counts too, so appending them does not move every sample.
+  std::size_t total = 2 + gpm_samples_.size() + nvml_labels::kCriticalEvents.size();
   for (const auto& g : group_samples_) total += g.size();
   out.samples.reserve(total);
   emit(out.samples, Metric::kUp, 1);
   emit(out.samples, Metric::kStale, 0);
-  for (const auto& g : group_samples_) out.samples.insert(out.samples.end(), g.begin(), g.end());
-  out.samples.insert(out.samples.end(), gpm_samples_.begin(), gpm_samples_.end());
-  out.processes = process_samples_;
+  for (const auto& schedule : kReadSchedule) {
+    auto& g = group_samples_[static_cast<std::size_t>(schedule.group)];
+    if (schedule.min_interval_ms == 0) {
+      // An every-tick group is read at every read anyway: its samples move instead of being copied, and
+      // has_read_ = false makes sure the next read refills it (even if the clock stepped back).
+      out.samples.insert(out.samples.end(), std::make_move_iterator(g.begin()),
+                         std::make_move_iterator(g.end()));
+      g.clear();
+      has_read_[static_cast<std::size_t>(schedule.group)] = false;
+    } else {
+      append_copies(out.samples, g);
+    }
+  }
+  append_copies(out.samples, gpm_samples_);
+  // The process list is an every-tick group too (its has_read_ was reset above), replaced whole by each read.
+  static_assert(kReadSchedule[static_cast<std::size_t>(ReadGroup::kProcesses)].min_interval_ms == 0);
+  out.processes = std::move(process_samples_);
+  process_samples_.clear();
 }
 
 }  // namespace gpuwatch

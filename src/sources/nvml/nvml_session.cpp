@@ -36,11 +36,16 @@ NvmlSession::~NvmlSession() {
 void NvmlSession::read_node_info(const std::string& hostname) {
   const auto& fn = lib_->fn();
   node_.nvml_library = lib_->path();
-  if (hostname.empty()) {
-    char buf[HOST_NAME_MAX + 1] = {};
-    if (gethostname(buf, sizeof buf - 1) == 0) node_.hostname = buf;
-  } else {
+  // The simulator names the node it simulates; a real library has no such entry point.
+  using SimHostname = int (*)(char*, unsigned);
+  const auto sim_hostname = reinterpret_cast<SimHostname>(lib_->optional_symbol("gpuwatchSimGetHostname"));
+  char host[HOST_NAME_MAX + 1] = {};
+  if (!hostname.empty()) {
     node_.hostname = hostname;
+  } else if (sim_hostname != nullptr && sim_hostname(host, sizeof host) == NVML_SUCCESS) {
+    node_.hostname = host;
+  } else if (gethostname(host, sizeof host - 1) == 0) {
+    node_.hostname = host;
   }
   char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
   if (GPUWATCH_NODE_CALL(nvmlSystemGetDriverVersion, buf, sizeof buf)) node_.driver_version = buf;

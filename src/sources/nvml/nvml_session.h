@@ -17,7 +17,7 @@ namespace gpuwatch {
 class NvmlSession {
  public:
   // Initialises NVML and enumerates the devices. On failure ok() is false and error() says what failed.
-  // hostname: "" to use gethostname().
+  // hostname: "" for the simulator's node name on libnvml-sim, else gethostname().
   NvmlSession(std::shared_ptr<const NvmlLibrary> lib, const std::string& proc_root,
               const std::string& hostname);
   // Calls nvmlShutdown unless skip_shutdown() was called.

@@ -108,6 +108,7 @@ const std::string& ProcessReader::name_of(unsigned pid) {
 void ProcessReader::read(const NvmlFunctions& fn, nvmlDevice_t device, CallTracker& calls,
                          std::vector<ProcessSample>& out) {
   out.clear();
+  out.reserve(names_.size());  // names_ holds one entry per process of the last read: usually the same list
   if (const unsigned n = read_list(NvmlSymbol::nvmlDeviceGetComputeRunningProcesses_v3,
                                    fn.nvmlDeviceGetComputeRunningProcesses_v3, device, calls)) {
     add_entries(n, "compute", out);
