@@ -84,6 +84,13 @@ void check_pcie(const DeviceSnapshot& d, std::vector<Finding>& out) {
          format("PCIe link runs at gen %.0f while busy, below its maximum gen %.0f", gen, max_gen)});
 }
 
+void check_fabric(const DeviceSnapshot& d, std::vector<Finding>& out) {
+  if (value_or(d, Metric::kFabricRegistrationFailed, 0) > 0)
+    out.push_back({HealthVerdict::kCritical, "NVLink fabric registration failed: check the fabric manager"});
+  const double state = value_or(d, Metric::kFabricState, 3);
+  if (state < 3) out.push_back({HealthVerdict::kWarning, "NVLink fabric registration has not completed"});
+}
+
 void check_xids(const DeviceSnapshot& d, std::vector<Finding>& out) {
   for (const auto& [xid, count] : d.xid_counts) {
     for (unsigned c : kCriticalXids)
@@ -112,6 +119,7 @@ Health assess_health(const DeviceSnapshot& d) {
   check_memory_errors(d, findings);
   check_throttling(d, findings);
   check_pcie(d, findings);
+  check_fabric(d, findings);
   check_xids(d, findings);
   for (const auto& f : findings)
     if (f.level == HealthVerdict::kCritical) h.reasons.push_back(f.text);

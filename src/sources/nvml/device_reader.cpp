@@ -174,6 +174,14 @@ void DeviceReader::read_slow(std::vector<Sample>& s) {
     emit(s, Metric::kRemappedRowsPending, is_pending != 0 ? 1 : 0);
     emit(s, Metric::kRemappedRowsFailure, failure != 0 ? 1 : 0);
   }
+  // NVSwitch systems: a GPU that has not (successfully) registered with the fabric manager cannot use NVLink.
+  nvmlGpuFabricInfo_t fabric{};
+  if (GPUWATCH_CALL(nvmlDeviceGetGpuFabricInfo, kNoVariant, dev, &fabric) &&
+      fabric.state != NVML_GPU_FABRIC_STATE_NOT_SUPPORTED) {
+    emit(s, Metric::kFabricState, fabric.state);
+    const bool failed = fabric.state == NVML_GPU_FABRIC_STATE_COMPLETED && fabric.status != NVML_SUCCESS;
+    emit(s, Metric::kFabricRegistrationFailed, failed ? 1 : 0);
+  }
 }
 
 void DeviceReader::read_power(std::vector<Sample>& s) {

@@ -10,7 +10,8 @@ namespace gpuwatch {
 
 enum class ReadGroup : std::uint8_t {
   kIdentity,  // name, UUID, serial, bus id, VBIOS, NVLink presence: once per (re)initialisation
-  kSlow,      // thresholds, max clocks, max PCIe link, MIG mode, aggregate ECC, retired pages, remapped rows
+  kSlow,      // thresholds, max clocks, max PCIe link, MIG mode, aggregate ECC, retired pages, remapped rows,
+              // NVLink fabric state
   kPower,     // power (the driver's own 1 s average), limit, energy, instantaneous power, NVLink link state
   kUtilization,  // utilization rates (sample period 1/6 s .. 1 s), encoder and decoder utilization
   kEveryTick,    // memory, temperatures, clocks, clock events, PCIe throughput (20 ms window), counters, GPM

@@ -1,0 +1,107 @@
+#include "core/health.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwatch {
+namespace {
+
+DeviceSnapshot busy_h200() {
+  DeviceSnapshot d;
+  d.identity.uuid = "GPU-test";
+  d.samples = {
+      {Metric::kUtilization, 0.9, {}},
+      {Metric::kTemperature, 60, {}},
+      {Metric::kTemperatureThreshold, 87, {"slowdown"}},
+      {Metric::kPcieLinkGeneration, 5, {}},
+      {Metric::kPcieLinkMaxGeneration, 5, {}},
+      {Metric::kPcieLinkWidth, 16, {}},
+      {Metric::kPcieLinkMaxWidth, 16, {}},
+      {Metric::kClockEventActive, 1, {"sw_power_cap"}},
+      {Metric::kEccErrors, 12, {"corrected", "volatile"}},
+      {Metric::kEccErrors, 0, {"uncorrected", "volatile"}},
+      {Metric::kFabricState, 3, {}},
+      {Metric::kFabricRegistrationFailed, 0, {}},
+  };
+  return d;
+}
+
+void set(DeviceSnapshot& d, Metric m, double v, std::string_view l0 = {}, std::string_view l1 = {}) {
+  for (auto& s : d.samples) {
+    if (s.metric == m && (l0.empty() || s.labels[0] == l0) && (l1.empty() || s.labels[1] == l1)) {
+      s.value = v;
+      return;
+    }
+  }
+  d.samples.push_back({m, v, {std::string(l0), std::string(l1), {}}});
+}
+
+TEST(Health, ABusyCardAtItsPowerCapWithCorrectedErrorsIsHealthy) {
+  const Health h = assess_health(busy_h200());
+  EXPECT_EQ(h.verdict, HealthVerdict::kHealthy);
+  EXPECT_TRUE(h.reasons.empty());
+}
+
+TEST(Health, LostAndStaleGpusAreCritical) {
+  DeviceSnapshot d = busy_h200();
+  d.state = DeviceState::kLost;
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kCritical);
+  d.state = DeviceState::kStale;
+  const Health h = assess_health(d);
+  EXPECT_EQ(h.verdict, HealthVerdict::kCritical);
+  EXPECT_NE(h.reasons.front().find("hung"), std::string::npos);
+}
+
+TEST(Health, EachFindingHasItsLevelAndCriticalReasonsComeFirst) {
+  struct Case {
+    Metric metric;
+    double value;
+    std::string_view l0, l1;
+    HealthVerdict expected;
+  };
+  const Case cases[] = {
+      {Metric::kEccErrors, 1, "uncorrected", "volatile", HealthVerdict::kCritical},
+      {Metric::kRemappedRowsFailure, 1, {}, {}, HealthVerdict::kCritical},
+      {Metric::kRemappedRowsPending, 1, {}, {}, HealthVerdict::kWarning},
+      {Metric::kRetiredPages, 63, "double_bit", {}, HealthVerdict::kCritical},
+      {Metric::kClockEventActive, 1, "hw_thermal_slowdown", {}, HealthVerdict::kCritical},
+      {Metric::kClockEventActive, 1, "sw_thermal_slowdown", {}, HealthVerdict::kWarning},
+      {Metric::kTemperature, 84, {}, {}, HealthVerdict::kWarning},
+      {Metric::kPcieLinkWidth, 8, {}, {}, HealthVerdict::kWarning},
+      {Metric::kPcieLinkGeneration, 4, {}, {}, HealthVerdict::kWarning},
+      {Metric::kFabricRegistrationFailed, 1, {}, {}, HealthVerdict::kCritical},
+      {Metric::kFabricState, 2, {}, {}, HealthVerdict::kWarning},
+  };
+  for (const auto& c : cases) {
+    DeviceSnapshot d = busy_h200();
+    set(d, c.metric, c.value, c.l0, c.l1);
+    const Health h = assess_health(d);
+    EXPECT_EQ(h.verdict, c.expected) << metric_def(c.metric).name << "{" << c.l0 << "}=" << c.value;
+    EXPECT_EQ(h.reasons.size(), 1U) << metric_def(c.metric).name;
+  }
+  DeviceSnapshot both = busy_h200();
+  set(both, Metric::kPcieLinkWidth, 8);
+  set(both, Metric::kEccErrors, 2, "uncorrected", "volatile");
+  const Health h = assess_health(both);
+  ASSERT_EQ(h.reasons.size(), 2U);
+  EXPECT_NE(h.reasons[0].find("uncorrectable"), std::string::npos) << "critical first";
+}
+
+TEST(Health, AnIdleGpuAtALowerPcieGenerationIsNotDegraded) {
+  DeviceSnapshot d = busy_h200();
+  set(d, Metric::kUtilization, 0.0);
+  set(d, Metric::kPcieLinkGeneration, 1);
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
+}
+
+TEST(Health, XidsCountPerCatalogueSeverity) {
+  DeviceSnapshot d = busy_h200();
+  d.xid_counts[43] = 3;  // an application's own fault
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
+  d.xid_counts[94] = 1;
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kWarning);
+  d.xid_counts[79] = 1;
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kCritical);
+}
+
+}  // namespace
+}  // namespace gpuwatch
