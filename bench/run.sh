@@ -100,6 +100,20 @@ else
   rm -f "$results/collect-cpu-split.json"
 fi
 
+# Instruction counts under callgrind: repeatable whatever else the machine runs (CPU time here is not).
+if command -v valgrind >/dev/null; then
+  for n in 5 25; do
+    valgrind --tool=callgrind --callgrind-out-file="$work/collect.callgrind.$n" -- "$collect_bench" \
+      --nvml-library "$sim" --scenario "$scenario" --proc-root "$proc_root" --ticks "$n" --interval-ms 1000 \
+      >/dev/null 2>&1
+  done
+  python3 "$here/callgrind_split.py" "$work/collect.callgrind.5" "$work/collect.callgrind.25" 5 25 8 \
+    >"$results/collect-callgrind.json"
+else
+  echo "(valgrind is missing: no instruction counts of the collection cost)"
+  rm -f "$results/collect-callgrind.json"
+fi
+
 echo "== 2/3 agent memory: ${rss_seconds} s at 10x scenario time, scraped every 0.5 s =="
 rss_port=$((port_base + 1))
 GPUWATCH_SIM_TIME_SCALE=10 GPUWATCH_SIM_EPOCH=$(date +%s) \

@@ -126,6 +126,14 @@ def main():
                    f"{split['nvml_us_per_gpu_tick']:.1f} µs per GPU per tick (target <= {AGENT_US_PER_GPU_TICK:g} µs: "
                    f"{verdict(us <= AGENT_US_PER_GPU_TICK)}). Largest agent shares of all samples: {top}."]
 
+    callgrind = load(results, "collect-callgrind.json")
+    if callgrind:
+        summary["collect_callgrind"] = callgrind
+        md += ["", f"By instruction counts (callgrind, ticks {callgrind['ticks'][1]} minus {callgrind['ticks'][0]}, "
+                   f"{callgrind['gpus']} GPUs): {callgrind['agent_instructions_per_gpu_tick']:,.0f} instructions per "
+                   f"GPU per tick outside NVML, {callgrind['nvml_instructions_per_gpu_tick']:,.0f} inside it "
+                   f"(the simulator)."]
+
     if rss:
         summary["rss"] = rss
         rss_mib = rss["vm_rss_kib"] / 1024
