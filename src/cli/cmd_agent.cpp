@@ -7,6 +7,7 @@
 #include <memory>
 #include <stop_token>
 #include <thread>
+#include <utility>
 
 #include "cli/agent_flags.h"
 #include "cli/collector_setup.h"
@@ -32,7 +33,7 @@ class RunningCollector {
             [c = collector_](std::stop_token stop) {
               c->tick();
               log_first_collection(*c->latest());
-              c->run(stop);
+              c->run(std::move(stop));
             },
             kStopGrace)) {
     driver_->start();

@@ -68,7 +68,7 @@ int run_status(const StatusArgs& args) {
   auto collector = std::make_shared<Collector>(copts);
   // The reads run on a thread of their own so that a driver that never answers (a hung nvmlInit) ends in a
   // clear message instead of a status command that hangs too.
-  AbandonableWorker reader([collector](std::stop_token) {
+  AbandonableWorker reader([collector](const std::stop_token&) {
     collector->tick();
     // GPM ratios (SM active, tensor, DRAM) come from two samples at least 100 ms apart: read once more.
     if (collector->ready()) {

@@ -22,5 +22,11 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? gpuwatch::kExitOk : gpuwatch::kExitUsage;
   }
-  return action ? action() : gpuwatch::kExitUsage;
+  try {
+    return action ? action() : gpuwatch::kExitUsage;
+  } catch (const std::exception& e) {
+    // Every expected failure has its own message and exit code; this is the last word on an unexpected one.
+    std::cerr << "gpuwatch: " << e.what() << "\n";
+    return gpuwatch::kExitRuntime;
+  }
 }

@@ -9,10 +9,10 @@
 
 extern "C" {
 
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st* nvmlDevice_t;
-typedef struct nvmlEventSet_st* nvmlEventSet_t;
-typedef struct nvmlGpmSample_st* nvmlGpmSample_t;
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+using nvmlEventSet_t = struct nvmlEventSet_st*;
+using nvmlGpmSample_t = struct nvmlGpmSample_st*;
 
 enum : nvmlReturn_t {
   NVML_SUCCESS = 0,

@@ -6,9 +6,11 @@
 
 namespace gpuwatch {
 
-void NvmlLibrary::DlHandleCloser::operator()(void* handle) const {
-  if (handle != nullptr) dlclose(handle);
-}
+// NVML is never unloaded. A thread abandoned inside a hung driver call can return at any moment, even while
+// exit() runs the libraries' destructors, and drop the last reference there; unloading then would race exit's
+// own unloading (or unmap code under another thread) and crash. Keeping the library mapped costs nothing: a
+// process loads it once, and dlopen of the same path returns the same handle on re-initialisation.
+void NvmlLibrary::DlHandleCloser::operator()(void* /*handle*/) const {}
 
 NvmlLibrary::NvmlLibrary(std::unique_ptr<void, DlHandleCloser> handle, std::string path)
     : handle_(std::move(handle)), path_(std::move(path)) {}
