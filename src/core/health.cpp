@@ -12,8 +12,9 @@ struct Finding {
   std::string text;
 };
 
-double value_or(const DeviceSnapshot& d, Metric m, double fallback, std::string_view label0 = {}) {
-  const Sample* s = d.find(m, label0);
+double value_or(const DeviceSnapshot& d, Metric m, double fallback, std::string_view label0 = {},
+                std::string_view label1 = {}) {
+  const Sample* s = d.find(m, label0, label1);
   return s ? s->value : fallback;
 }
 
@@ -28,7 +29,7 @@ constexpr std::array kCriticalXids = {48U, 74U, 79U, 95U, 119U, 120U, 140U};
 constexpr std::array kWarningXids = {94U, 63U, 64U, 92U};
 
 void check_memory_errors(const DeviceSnapshot& d, std::vector<Finding>& out) {
-  const double dbe = value_or(d, Metric::kEccErrors, 0, "uncorrected");
+  const double dbe = value_or(d, Metric::kEccErrors, 0, "uncorrected", "volatile");
   if (dbe > 0)
     out.push_back(
         {HealthVerdict::kCritical, format("%.0f uncorrectable ECC error(s) since driver load", dbe)});

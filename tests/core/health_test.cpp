@@ -41,6 +41,13 @@ TEST(Health, ABusyCardAtItsPowerCapWithCorrectedErrorsIsHealthy) {
   EXPECT_TRUE(h.reasons.empty());
 }
 
+TEST(Health, UncorrectableErrorsFromEarlierDriverLoadsAreNotCurrentFindings) {
+  DeviceSnapshot d = busy_h200();
+  // The aggregate counter keeps the GPU's whole life; only the volatile one says something happened now.
+  d.samples.insert(d.samples.begin(), Sample{Metric::kEccErrors, 5, {"uncorrected", "aggregate", {}}});
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
+}
+
 TEST(Health, LostAndStaleGpusAreCritical) {
   DeviceSnapshot d = busy_h200();
   d.state = DeviceState::kLost;
