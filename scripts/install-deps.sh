@@ -8,10 +8,11 @@ packages=(
   cmake ninja-build g++ pkg-config make
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
+  libsqlite3-dev sqlite3
   # tests
-  libgtest-dev libgmock-dev prometheus curl
+  libgtest-dev libgmock-dev prometheus prometheus-alertmanager curl
   # benchmarks
-  libbenchmark-dev prometheus-node-exporter wrk hyperfine linux-perf valgrind python3
+  libbenchmark-dev prometheus-node-exporter victoria-metrics wrk hyperfine linux-perf valgrind python3
   # style
   clang-format
 )
@@ -32,7 +33,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 # The Debian packages start services we do not want running in the background of a build machine.
-for svc in prometheus prometheus-node-exporter; do
+for svc in prometheus prometheus-alertmanager prometheus-node-exporter victoria-metrics; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
     $SUDO systemctl stop "$svc" || true
   fi

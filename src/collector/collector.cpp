@@ -71,6 +71,7 @@ struct Collector::NodeCheck {
 struct Collector::CallbackHolder {
   std::mutex mutex;
   EventCallback callback;
+  SnapshotCallback on_snapshot;
 };
 
 Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
@@ -89,6 +90,11 @@ Collector::~Collector() {
 void Collector::set_event_callback(EventCallback callback) {
   std::lock_guard lock(callback_->mutex);
   callback_->callback = std::move(callback);
+}
+
+void Collector::set_snapshot_callback(SnapshotCallback callback) {
+  std::lock_guard lock(callback_->mutex);
+  callback_->on_snapshot = std::move(callback);
 }
 
 CollectorStats Collector::stats() const {
@@ -347,8 +353,15 @@ void Collector::tick() {
     stats_.last_tick_wall = wall;
     snap->ticks = stats_.ticks;
   }
-  latest_.store(std::move(snap));
+  SnapshotPtr published = std::move(snap);
+  latest_.store(published);
   if (have_session) ready_.store(true);
+  SnapshotCallback on_snapshot;
+  {
+    std::lock_guard lock(callback_->mutex);
+    on_snapshot = callback_->on_snapshot;
+  }
+  if (on_snapshot) on_snapshot(published);
 }
 
 void Collector::run(std::stop_token stop) {

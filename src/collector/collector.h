@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,8 @@
 #include "sources/nvml/nvml_session.h"
 
 namespace gpuwatch {
+
+using SnapshotCallback = std::function<void(const SnapshotPtr&)>;
 
 struct CollectorOptions {
   std::string nvml_library;  // path of libnvidia-ml.so.1 (or libnvml-sim); "" tries the default names
@@ -75,6 +78,10 @@ class Collector {
   CollectorStats stats() const;
   Clock& clock() { return *clock_; }
 
+  // Called on the collector's thread with every snapshot right after it is published (the store appends it,
+  // the detectors evaluate it). It delays the next tick while it runs, so it must be quick; may be set at
+  // any time.
+  void set_snapshot_callback(SnapshotCallback callback);
   // Called on the event thread for every NVML event (XID, ECC, ...); may be set at any time.
   void set_event_callback(EventCallback callback);
 

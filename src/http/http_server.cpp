@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <array>
+#include <regex>
 #include <stdexcept>
 
 #include "http/json_api.h"
@@ -34,14 +35,75 @@ bool is_endpoint(const std::string& path) {
   return false;
 }
 
-std::string index_html() {
+std::string html_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string index_html(const std::vector<HttpRoute>& routes) {
   std::string html =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>gpuwatch</title></head><body>\n"
       "<h1>gpuwatch</h1>\n<ul>\n";
   for (const auto& e : kEndpoints) {
     html += "<li><a href=\"" + std::string(e.path) + "\">" + e.path + "</a>: " + e.what + "</li>\n";
   }
+  for (const auto& r : routes) {
+    if (r.what.empty()) continue;
+    html += "<li><code>" + html_escape(r.pattern) + "</code>: " + html_escape(r.what) + "</li>\n";
+  }
   return html + "</ul>\n</body></html>\n";
+}
+
+HttpRequest plain_request(const httplib::Request& req) {
+  HttpRequest out;
+  out.method = req.method;
+  out.path = req.path;
+  for (std::size_t i = 1; i < req.matches.size(); ++i) out.captures.push_back(req.matches[i].str());
+  for (const auto& [k, v] : req.params) out.params.emplace(k, v);
+  for (const auto& [k, v] : req.headers) out.headers.emplace(k, v);
+  out.body = req.body;
+  out.remote_addr = req.remote_addr;
+  return out;
+}
+
+void send_reply(httplib::Response& res, HttpReply reply) {
+  res.status = reply.status;
+  for (auto& [k, v] : reply.headers) res.set_header(k, v);
+  res.set_content(std::move(reply.body), reply.content_type);
+}
+
+bool route_matches(const std::vector<HttpRoute>& routes, const std::string& path) {
+  for (const auto& r : routes) {
+    if (std::regex_match(path, std::regex(r.pattern))) return true;
+  }
+  return false;
+}
+
+std::string allowed_methods(const std::vector<HttpRoute>& routes, const std::string& path) {
+  std::string allow;
+  for (const auto& r : routes) {
+    if (!std::regex_match(path, std::regex(r.pattern))) continue;
+    for (const auto& m : r.methods) allow += (allow.empty() ? "" : ", ") + m;
+  }
+  return allow;
 }
 
 void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
@@ -141,17 +203,39 @@ void HttpServer::start() {
     }
     send_json(res, 200, snapshot_to_json(*snapshot));
   });
-  server.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(index_html(), "text/html; charset=utf-8");
+  server.Get("/", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(index_html(options_.routes), "text/html; charset=utf-8");
   });
-  const auto other_method = [](const httplib::Request& req, httplib::Response& res) {
-    if (is_endpoint(req.path)) {
+  for (const HttpRoute& route : options_.routes) {
+    const auto handler = [&route](const httplib::Request& req, httplib::Response& res) {
+      send_reply(res, route.handle(plain_request(req)));
+    };
+    for (const std::string& method : route.methods) {
+      if (method == "GET") {
+        server.Get(route.pattern, handler);
+      } else if (method == "POST") {
+        server.Post(route.pattern, handler);
+      } else if (method == "PUT") {
+        server.Put(route.pattern, handler);
+      } else if (method == "DELETE") {
+        server.Delete(route.pattern, handler);
+      } else {
+        throw std::invalid_argument("route " + route.pattern + ": unsupported method " + method);
+      }
+    }
+  }
+  const auto other_method = [this](const httplib::Request& req, httplib::Response& res) {
+    if (route_matches(options_.routes, req.path)) {
+      res.set_header("Allow", allowed_methods(options_.routes, req.path));
+      send_json(res, 405, {{"error", "method " + req.method + " not allowed on " + req.path}});
+    } else if (is_endpoint(req.path)) {
       res.set_header("Allow", "GET, HEAD");
       send_json(res, 405, {{"error", "method " + req.method + " not allowed on " + req.path + "; use GET"}});
     } else {
       send_json(res, 404, {{"error", "not found"}, {"path", req.path}});
     }
   };
+  server.Get(".*", other_method);
   server.Post(".*", other_method);
   server.Put(".*", other_method);
   server.Delete(".*", other_method);

@@ -1,6 +1,6 @@
 // gpuwatch's HTTP endpoint: /metrics (text 0.0.4, OpenMetrics, dcgm naming, gzip), /healthz, /readyz,
-// /api/v1/gpus (JSON) and an index at /. Handlers read only the latest snapshot, never a device, so a hung
-// driver call cannot hang a scrape.
+// /api/v1/gpus (JSON), an index at /, and the routes other parts add (HttpServerOptions::routes). Handlers
+// read only the latest snapshot, never a device, so a hung driver call cannot hang a scrape.
 #pragma once
 
 #include <atomic>
@@ -8,8 +8,10 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/snapshot.h"
+#include "http/http_route.h"
 #include "http/metrics_cache.h"
 
 namespace gpuwatch {
@@ -19,6 +21,8 @@ struct HttpServerOptions {
   MetricNaming naming = MetricNaming::kNative;   // the default; /metrics?naming=dcgm|native overrides it
   std::string dcgm_hostname_label = "Hostname";  // or "hostname" (dcgm-exporter 4.x)
   unsigned threads = 4;
+  // Further endpoints (query API, alerts, ...), matched before the built-in 404/405 answers.
+  std::vector<HttpRoute> routes;
 };
 
 class HttpServer {

@@ -180,6 +180,38 @@ TEST(HttpServer, StopReturnsPromptlyWithAnOpenConnection) {
   EXPECT_FALSE(client.Get("/healthz"));
 }
 
+TEST(HttpServer, AddedRoutesGetParamsCapturesAndFormBodies) {
+  HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.routes.push_back(HttpRoute{
+      {"GET", "POST"}, "/api/v1/label/([^/]+)/values", "label values", [](const HttpRequest& req) {
+        HttpReply reply;
+        reply.body =
+            req.method + " " + req.captures.at(0) + " " + req.param("match[]") + " " + req.header("x-probe");
+        reply.headers.emplace_back("X-Seen", "yes");
+        return reply;
+      }});
+  HttpServer server(
+      options, [] { return SnapshotPtr(); }, [] { return false; });
+  server.start();
+  httplib::Client client("127.0.0.1", server.port());
+  auto got = client.Get("/api/v1/label/gpu/values?match[]=up", {{"X-Probe", "p1"}});
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, 200);
+  EXPECT_EQ(got->body, "GET gpu up p1");
+  EXPECT_EQ(got->get_header_value("X-Seen"), "yes");
+  auto posted =
+      client.Post("/api/v1/label/uuid/values", "match%5B%5D=gpu_up", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->body, "POST uuid gpu_up ");
+  auto wrong = client.Delete("/api/v1/label/gpu/values");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 405);
+  EXPECT_EQ(wrong->get_header_value("Allow"), "GET, POST");
+  EXPECT_NE(client.Get("/")->body.find("label values"), std::string::npos);
+  EXPECT_EQ(client.Get("/no/such/path")->status, 404);
+}
+
 TEST(HttpServer, MalformedListenAddressIsRejected) {
   HttpServerOptions options;
   options.listen = "nonsense";

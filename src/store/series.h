@@ -1,0 +1,69 @@
+// The vocabulary shared by the history store, the query engine, import and the detectors that look back in
+// time: a series is a metric name plus sorted labels, its points are (milliseconds, value) pairs.
+// SeriesSource is what the query engine reads; SeriesAppender is what import and the agent write to.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpuwatch::store {
+
+// Label pairs sorted by name, "__name__" included (it sorts first among the usual lowercase names since
+// '_' < 'a'). Two series are the same series exactly when their Labels compare equal.
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// Sorts by name and checks: names unique, non-empty. Empty values are dropped (Prometheus treats an empty
+// label as absent). Returns an error message or "".
+std::string normalize_labels(Labels& labels);
+// The value of a label, or "" when absent.
+const std::string& label_value(const Labels& labels, std::string_view name);
+// {__name__="x", a="b"} rendered as x{a="b"}: for logs and error messages.
+std::string labels_to_string(const Labels& labels);
+
+struct Point {
+  std::int64_t t_ms;
+  double value;
+  friend bool operator==(const Point&, const Point&) = default;
+};
+
+struct SeriesPoints {
+  Labels labels;
+  std::vector<Point> points;  // ascending t_ms, no duplicates
+};
+
+struct LabelMatcher {
+  enum class Op { kEqual, kNotEqual, kRegexMatch, kRegexNoMatch };
+  std::string name;
+  Op op = Op::kEqual;
+  std::string value;  // a regex for the regex ops, anchored at both ends as in Prometheus
+};
+
+// What queries read. Implementations must be safe to call from several threads at once.
+class SeriesSource {
+ public:
+  virtual ~SeriesSource() = default;
+  // Every series matching all matchers (at least one matcher; Prometheus semantics: a matcher on a label
+  // the series lacks compares against ""), with its points in [min_t, max_t] inclusive. Series with no point
+  // in the range are omitted.
+  virtual std::vector<SeriesPoints> select(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                           std::int64_t max_t) const = 0;
+  // The label sets of matching series that have points in the range (for /api/v1/series); no points.
+  virtual std::vector<Labels> series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                     std::int64_t max_t) const = 0;
+};
+
+// What ingestion writes. append() takes points of one series in time order; an out-of-order or duplicate
+// timestamp for a series is rejected with a reason (returned), not silently reordered.
+class SeriesAppender {
+ public:
+  virtual ~SeriesAppender() = default;
+  virtual std::string append(const Labels& labels, std::int64_t t_ms, double value) = 0;
+  // Makes everything appended so far durable (a WAL sync); import calls it at the end.
+  virtual void commit() = 0;
+};
+
+}  // namespace gpuwatch::store
