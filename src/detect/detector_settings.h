@@ -43,7 +43,8 @@ struct OomForecastSettings {
   milliseconds horizon = 30min;  // alert when memory is forecast to run out within this
   milliseconds window = 10min;   // least-squares fit over this window of GPU memory used
   milliseconds min_span = 2min;  // no forecast from less history than this
-  milliseconds for_duration = 2min;
+  milliseconds recent = 1min;    // the newest part of the window must forecast the OOM too
+  milliseconds for_duration = 3min;
 };
 
 struct ProbableOomSettings {
@@ -55,7 +56,7 @@ struct LeakSettings {
   milliseconds window = 1h;                        // growth must span this window
   double min_growth_bytes = 1024.0 * 1024 * 1024;  // and add at least this much
   unsigned bins = 6;                               // the window split into bins; the bins' means must rise
-  unsigned rising_bins = 4;                        // in at least this many of the bins-1 steps
+  unsigned rising_bins = 5;                        // in at least this many of the bins-1 steps
 };
 
 struct DetectorSettings {

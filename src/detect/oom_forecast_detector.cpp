@@ -6,6 +6,8 @@
 // The process growing fastest is named (labels pid, process) when it accounts for most of the growth.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "detect/detectors.h"
 #include "detect/device_facts.h"
 #include "detect/device_window.h"
@@ -44,10 +46,14 @@ class OomForecastDetector final : public Detector {
       st.processes = std::move(still_running);
 
       if (st.used.span_ms() < s_.min_span.count()) continue;
-      const auto slope = st.used.slope_per_second();
-      const auto recent = st.used.slope_per_second(now - st.used.span_ms() / 4);
-      if (!slope || !recent || *slope <= 0 || *recent < 0.5 * *slope) continue;
-      const double seconds_left = (total - used->value) / *slope;
+      // Both the whole window and its newest minute must forecast the OOM: an old ramp (a warm-up) in the
+      // window stops counting a minute after the growth stopped, and a brief burst does not alert on its own.
+      const auto whole = st.used.slope_per_second();
+      const auto recent = st.used.slope_per_second(now - s_.recent.count());
+      if (!whole || !recent) continue;
+      const double slope = std::min(*whole, *recent);
+      if (slope <= 0) continue;
+      const double seconds_left = (total - used->value) / slope;
       if (seconds_left > static_cast<double>(s_.horizon.count()) / 1000.0) continue;
 
       Condition c;
@@ -55,7 +61,7 @@ class OomForecastDetector final : public Detector {
       c.severity = Severity::kPage;
       c.labels = device_labels(d);
       std::string grower;
-      if (auto top = fastest_growing(d, st, *slope)) {
+      if (auto top = fastest_growing(d, st, slope)) {
         c.labels["pid"] = std::to_string(top->pid);
         if (!top->name.empty()) c.labels["process"] = top->name;
         grower =
@@ -65,7 +71,7 @@ class OomForecastDetector final : public Detector {
           fmt::format("{} is forecast to run out of memory in {:.0f} min", gpu_name(d), seconds_left / 60);
       c.description = fmt::format(
           "{:.1f} of {:.1f} GiB used, growing {:.1f} MiB/s over the last {:.0f} min{}", used->value / kGiB,
-          total / kGiB, *slope / (1024 * 1024), static_cast<double>(st.used.span_ms()) / 60000.0, grower);
+          total / kGiB, slope / (1024 * 1024), static_cast<double>(st.used.span_ms()) / 60000.0, grower);
       c.action =
           "find the growing process (memory leak, growing batch or cache); stop or restart it before it "
           "fails with an out-of-memory error";

@@ -37,8 +37,6 @@ bool KmsgReader::ensure_open() {
   }
   struct stat st {};
   regular_file_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
-  if (warned_) spdlog::info("kernel log {} is readable again", path_);
-  warned_ = false;
   status_.readable = true;
   status_.error.clear();
   return true;
@@ -86,12 +84,19 @@ std::vector<KernelEvent> KmsgReader::poll(std::size_t max_records) {
       ++status_.overruns;
       continue;
     }
-    status_.error = path_ + ": " + std::strerror(errno);
-    spdlog::warn("reading kernel log {}: {}; reopening it on the next poll", path_, std::strerror(errno));
+    const int err = errno;
+    status_.error = path_ + ": " + std::strerror(err);
+    if (!warned_)
+      spdlog::warn("reading kernel log {}: {}; retrying on later polls", path_, std::strerror(err));
+    warned_ = true;
     ::close(fd_);
     fd_ = -1;
     status_.readable = false;
     break;
+  }
+  if (status_.readable && warned_) {
+    spdlog::info("kernel log {} is readable again", path_);
+    warned_ = false;
   }
   first_poll_ = false;
   return out;
