@@ -146,7 +146,7 @@ class Lexer {
       total += n * unit;
       i_ = k;
     }
-    if (i_ < q_.size() && is_ident_char(q_[i_])) {
+    if (i_ < q_.size() && is_ident_char(q_[i_]) && q_[i_] != ':') {
       fail(start, "bad duration syntax: \"" + std::string(q_.substr(start, i_ + 1 - start)) + "\"");
     }
     t.kind = Token::Kind::kDuration;
