@@ -11,6 +11,7 @@
 #include "query/labels_util.h"
 #include "query/operators.h"
 #include "query/query_error.h"
+#include "query/sliding_extreme.h"
 
 namespace gpuwatch::query {
 namespace {
@@ -198,6 +199,7 @@ class Evaluator {
     v.type = ValueType::kVector;
     std::size_t current = 0;
     bool any = false;
+    SlidingExtreme sliding(f.extreme > 0);
     const auto finish = [&] {
       if (current != 0 && !any) v.vector.pop_back();
     };
@@ -205,13 +207,14 @@ class Evaluator {
                              std::span<const store::Point> pts, std::int64_t start, std::int64_t end) {
       if (series != current) {
         finish();
+        sliding.reset();
         v.vector.push_back(empty_series(labels));
         if (!f.keeps_name) drop_metric_name(v.vector.back().labels);
         current = series;
         any = false;
       }
       const Window w{start, end, steps_.at(k), range_s, param[k]};
-      if (const auto r = f.window(pts, w)) {
+      if (const auto r = f.extreme != 0 ? sliding.next(pts) : f.window(pts, w)) {
         v.vector.back().values[k] = *r;
         v.vector.back().present[k] = 1;
         any = true;
