@@ -161,29 +161,28 @@ class Evaluator {
     for_each_series(vs, matrix.range_ms, [&](const store::Labels& labels, std::span<const store::Point> all) {
       ++series;
       // Stale markers are noticed while walking (one pass over the points); a series with one is walked
-      // again without them.
+      // again from its first step without them. The steps before the marker entered a window see the
+      // same points both times, so what `fn` did for them stands.
       if (!walk_windows(matrix, series, labels, all, true, fn)) {
         walk_windows(matrix, series, labels, without_stale(all, scratch), false, fn);
       }
     });
   }
 
-  // False (having called nothing) when `check_stale` and the points hold a stale marker.
+  // False when `check_stale` and a stale marker would enter a window: `fn` has then been called for the
+  // steps before it only.
   template <typename Fn>
   bool walk_windows(const Expr& matrix, std::size_t series, const store::Labels& labels,
                     std::span<const store::Point> pts, bool check_stale, Fn& fn) {
     const std::int64_t offset = matrix.args[0]->offset_ms;
-    if (check_stale) {
-      for (const auto& p : pts) {
-        if (is_stale(p.value)) return false;
-      }
-    }
     std::size_t lo = 0;
     std::size_t hi = 0;
     for (std::size_t k = 0; k < n_; ++k) {
       const std::int64_t end = steps_.at(k) - offset;
       const std::int64_t start = end - matrix.range_ms;
-      while (hi < pts.size() && pts[hi].t_ms <= end) ++hi;
+      for (; hi < pts.size() && pts[hi].t_ms <= end; ++hi) {
+        if (check_stale && is_stale(pts[hi].value)) return false;
+      }
       while (lo < hi && pts[lo].t_ms < start) ++lo;
       fn(series, labels, k, pts.subspan(lo, hi - lo), start, end);
     }
@@ -205,9 +204,9 @@ class Evaluator {
     };
     over_windows(matrix, [&](std::size_t series, const store::Labels& labels, std::size_t k,
                              std::span<const store::Point> pts, std::int64_t start, std::int64_t end) {
+      if (k == 0) sliding.reset();  // a new series, or the same one walked again without stale markers
       if (series != current) {
         finish();
-        sliding.reset();
         v.vector.push_back(empty_series(labels));
         if (!f.keeps_name) drop_metric_name(v.vector.back().labels);
         current = series;
