@@ -18,6 +18,7 @@
 #include "config/agent_options.h"
 #include "core/duration.h"
 #include "http/http_server.h"
+#include "query/query_api.h"
 
 namespace gpuwatch {
 namespace {
@@ -105,6 +106,10 @@ int run_agent(const AgentFlags& flags) {
   server_options.listen = options.listen;
   server_options.naming = options.naming;
   server_options.dcgm_hostname_label = options.dcgm_hostname_label;
+  // The Prometheus query API over the history store. STORE HOOK: set `history` to the agent's store once
+  // it lands (src/store); until then the agent serves no /api/v1/query.
+  std::shared_ptr<const store::SeriesSource> history;
+  if (history) server_options.routes = query::query_routes(history);
   HttpServer server(
       server_options, [&running] { return running.load()->collector()->latest(); },
       [&running] { return running.load()->collector()->ready(); });
