@@ -23,7 +23,9 @@ struct AgentOptions {
   std::string dcgm_hostname_label = "Hostname";  // dcgm-exporter's newest release says "hostname"
   std::string proc_root = "/proc";
   std::string sysfs_root = "/sys";
-  std::string hostname;      // "" = the machine's hostname
+  std::string kmsg = "/dev/kmsg";  // kernel log for XIDs with pid/process, AER and driver messages; "" = off
+  std::chrono::milliseconds oom_forecast_horizon{std::chrono::minutes(30)};  // time-to-OOM alert horizon
+  std::string hostname;                                                      // "" = the machine's hostname
   std::string sim_scenario;  // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
   std::string log_level = "info";
 };

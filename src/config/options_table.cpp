@@ -35,6 +35,13 @@ std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
   return std::nullopt;
 }
 
+std::optional<std::string> apply_oom_horizon(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::minutes(1)) return "expected a duration of at least 1m, such as 30m or 2h";
+  o.oom_forecast_horizon = *d;
+  return std::nullopt;
+}
+
 std::optional<std::string> apply_naming(AgentOptions& o, std::string_view v) {
   if (v == "native")
     o.naming = MetricNaming::kNative;
@@ -73,8 +80,8 @@ std::optional<std::string> apply_log_level(AgentOptions& o, std::string_view v) 
   return "expected debug, info, warn or error";
 }
 
-const std::array<OptionSpec, 11>& table() {
-  static const std::array<OptionSpec, 11> kTable = {{
+const std::array<OptionSpec, 13>& table() {
+  static const std::array<OptionSpec, 13> kTable = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
       {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
@@ -95,6 +102,11 @@ const std::array<OptionSpec, 11>& table() {
        string_setter(&AgentOptions::proc_root), string_getter(&AgentOptions::proc_root)},
       {"sysfs_root", "DIR", "Where to read /sys from", false, string_setter(&AgentOptions::sysfs_root),
        string_getter(&AgentOptions::sysfs_root)},
+      {"kmsg", "PATH",
+       "Kernel log to read XIDs (with pid and process), PCIe AER and driver messages from; \"\" = off", false,
+       string_setter(&AgentOptions::kmsg), string_getter(&AgentOptions::kmsg)},
+      {"oom_forecast_horizon", "DURATION", "Alert when GPU memory is forecast to run out within this", false,
+       apply_oom_horizon, [](const AgentOptions& o) { return format_duration(o.oom_forecast_horizon); }},
       {"hostname", "NAME", "Hostname to report (default: this machine's)", true,
        string_setter(&AgentOptions::hostname), string_getter(&AgentOptions::hostname)},
       {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,
