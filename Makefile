@@ -29,6 +29,7 @@ run: build
 
 bench: build
 	@bench/run.sh $(BUILD)
+	@bench/time_to_alert.sh $(BUILD)
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

@@ -25,5 +25,6 @@ void add_status_command(CLI::App& app, CommandAction& action);
 void add_config_command(CLI::App& app, CommandAction& action);
 void add_sim_command(CLI::App& app, CommandAction& action);
 void add_query_command(CLI::App& app, CommandAction& action);
+void add_alerts_command(CLI::App& app, CommandAction& action);
 
 }  // namespace gpuwatch
