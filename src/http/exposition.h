@@ -3,6 +3,7 @@
 // families from a snapshot; only this file knows the grammar (escaping, number spelling, comment order).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,6 +46,10 @@ void append_family_header(std::string& out, const Family& family, ExpositionForm
 // Appends one family (comments, then its series). A family with no series is skipped: an empty family
 // says nothing and some parsers reject it.
 void append_family(std::string& out, const Family& family, ExpositionFormat format);
+
+// Families that other parts of the agent add to /metrics (the alerts): appended to a rendering after the
+// catalogue's families and before the end marker. Called on a server thread; must be thread-safe.
+using ExtraFamilies = std::function<void(std::string& out, ExpositionFormat format)>;
 
 // Appends what closes an exposition: "# EOF" for OpenMetrics, nothing for text 0.0.4.
 void append_end(std::string& out, ExpositionFormat format);

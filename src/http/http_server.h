@@ -23,6 +23,8 @@ struct HttpServerOptions {
   unsigned threads = 4;
   // Further endpoints (query API, alerts, ...), matched before the built-in 404/405 answers.
   std::vector<HttpRoute> routes;
+  // Families appended to /metrics in every naming (the alerts); see ExtraFamilies.
+  ExtraFamilies extra_metrics;
 };
 
 class HttpServer {

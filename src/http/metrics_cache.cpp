@@ -16,7 +16,7 @@ std::size_t plain_slot(RenderVariant v) {
 
 }  // namespace
 
-MetricsCache::MetricsCache(DcgmOptions dcgm) : dcgm_(dcgm) {}
+MetricsCache::MetricsCache(DcgmOptions dcgm, ExtraFamilies extra) : dcgm_(dcgm), extra_(std::move(extra)) {}
 
 std::shared_ptr<MetricsCache::Generation> MetricsCache::generation_for(const SnapshotPtr& snapshot) {
   std::optional<std::uint64_t> sequence;
@@ -43,10 +43,13 @@ std::shared_ptr<const std::string> MetricsCache::body(Generation& gen, std::size
       static const Snapshot kBeforeFirstCollection{};
       const Snapshot& snap = gen.snapshot ? *gen.snapshot : kBeforeFirstCollection;
       if (slot == kDcgm) {
-        s.body = std::make_shared<const std::string>(render_dcgm(snap, dcgm_));
+        std::string text = render_dcgm(snap, dcgm_);
+        if (extra_) extra_(text, ExpositionFormat::kText004);
+        s.body = std::make_shared<const std::string>(std::move(text));
       } else {
         s.body = std::make_shared<const std::string>(render_native(
-            snap, slot == kOpenMetrics ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kText004));
+            snap, slot == kOpenMetrics ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kText004,
+            extra_));
       }
     }
     renders_.fetch_add(1);

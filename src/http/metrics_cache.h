@@ -32,7 +32,9 @@ struct Rendering {
 
 class MetricsCache {
  public:
-  explicit MetricsCache(DcgmOptions dcgm = {});
+  // extra: families appended to every rendering (see ExtraFamilies); they are rendered with the snapshot, so
+  // they are as fresh as the latest snapshot.
+  explicit MetricsCache(DcgmOptions dcgm = {}, ExtraFamilies extra = {});
 
   // The rendering of `snapshot` in `variant`. A null snapshot (before the first collection) renders the
   // agent's own families only. dcgm naming exists in text 0.0.4 only: it ignores variant.format.
@@ -57,6 +59,7 @@ class MetricsCache {
   std::shared_ptr<Generation> generation_for(const SnapshotPtr& snapshot);
 
   DcgmOptions dcgm_;
+  ExtraFamilies extra_;
   std::mutex mutex_;
   std::shared_ptr<Generation> current_;
   std::atomic<std::uint64_t> renders_{0};

@@ -23,6 +23,6 @@ std::vector<Family> native_families(const Snapshot& snapshot);
 // valid before the first collection (an empty Snapshot) and are rendered in dcgm naming too.
 std::vector<Family> agent_families(const Snapshot& snapshot);
 
-std::string render_native(const Snapshot& snapshot, ExpositionFormat format);
+std::string render_native(const Snapshot& snapshot, ExpositionFormat format, const ExtraFamilies& extra = {});
 
 }  // namespace gpuwatch

@@ -1,7 +1,19 @@
 // Library lifetime, system queries, device enumeration, and the simulator-only clock entry points.
 #include "sim/api_support.h"
 
+#include <cstdlib>
+
 using namespace gpuwatch::sim;
+
+namespace {
+
+// GPUWATCH_SIM_KMSG names a file that follows scenario time: every clock read or step appends the kernel-log
+// records that became due, so an agent reading it (--kmsg) sees them as it would on a real node.
+void follow_kernel_log() {
+  if (const char* path = std::getenv("GPUWATCH_SIM_KMSG"); path && *path) sim().write_kernel_log(path);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -56,12 +68,25 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* device)
 
 int gpuwatchSimGetTime(double* unix_seconds) {
   return guarded([&]() -> nvmlReturn_t {
-    return unix_seconds ? sim().get_time(*unix_seconds) : NVML_ERROR_INVALID_ARGUMENT;
+    const nvmlReturn_t r = unix_seconds ? sim().get_time(*unix_seconds) : NVML_ERROR_INVALID_ARGUMENT;
+    if (r == NVML_SUCCESS) follow_kernel_log();
+    return r;
   });
 }
 
 int gpuwatchSimSetTime(double unix_seconds) {
-  return guarded([&]() -> nvmlReturn_t { return sim().set_time(unix_seconds); });
+  return guarded([&]() -> nvmlReturn_t {
+    const nvmlReturn_t r = sim().set_time(unix_seconds);
+    if (r == NVML_SUCCESS) follow_kernel_log();
+    return r;
+  });
+}
+
+int gpuwatchSimWriteKernelLog(const char* path) {
+  return guarded([&]() -> nvmlReturn_t {
+    if (!path || !*path) return NVML_ERROR_INVALID_ARGUMENT;
+    return sim().write_kernel_log(path);
+  });
 }
 
 int gpuwatchSimIsLockstep(int* lockstep) {

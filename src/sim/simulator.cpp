@@ -7,6 +7,7 @@
 #include <new>
 
 #include "sim/handles.h"
+#include "sim/kernel_log.h"
 #include "sim/scenario_loader.h"
 
 namespace gpuwatch::sim {
@@ -124,6 +125,20 @@ std::string Simulator::last_error() {
 std::shared_ptr<const Node> Simulator::node() {
   std::lock_guard lock(mutex_);
   return node_;
+}
+
+std::shared_ptr<const Node> Simulator::node_at(double& elapsed) {
+  std::lock_guard lock(mutex_);
+  elapsed = elapsed_locked();
+  return init_count_ > 0 ? node_ : nullptr;
+}
+
+nvmlReturn_t Simulator::write_kernel_log(const std::string& path) {
+  std::lock_guard lock(kernel_log_mutex_);
+  double t = 0;
+  const auto node = node_at(t);
+  if (!node) return NVML_ERROR_UNINITIALIZED;
+  return sim::write_kernel_log(path, *node, t) ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
 }
 
 double Simulator::elapsed_locked() const {

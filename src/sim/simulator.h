@@ -96,6 +96,11 @@ class Simulator {
   nvmlReturn_t gpm_load(nvmlGpmSample_t sample, GpmSampleState& state);
 
   std::shared_ptr<const Node> node();
+  // The loaded node and the scenario time (seconds since start), without the call gate; null before init.
+  std::shared_ptr<const Node> node_at(double& elapsed);
+  // Brings the kernel-log file at `path` up to the current scenario time (sim/kernel_log.h); one writer at a
+  // time, so the appends of concurrent callers never interleave.
+  nvmlReturn_t write_kernel_log(const std::string& path);
 
  private:
   Simulator();
@@ -109,6 +114,7 @@ class Simulator {
   nvmlReturn_t driver_answer_locked() const;
 
   std::mutex mutex_;
+  std::mutex kernel_log_mutex_;
   std::condition_variable changed_;
   int init_count_ = 0;
   std::uint32_t generation_ = 0;

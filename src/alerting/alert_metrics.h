@@ -1,0 +1,24 @@
+// The alert families of /metrics: ALERTS{alertname, alertstate, ...} 1 and ALERTS_FOR_STATE{...} (the time
+// the alert became active, in seconds) for pending and firing alerts, as Prometheus's rule manager exposes
+// them, plus the delivery counters per receiver.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "alerting/alert.h"
+#include "alerting/delivery_worker.h"
+#include "http/exposition.h"
+
+namespace gpuwatch::alerting {
+
+struct ReceiverCounters {
+  std::string receiver;
+  DeliveryCounters counters;
+};
+
+void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<const Alert> alerts,
+                          std::span<const ReceiverCounters> receivers);
+
+}  // namespace gpuwatch::alerting

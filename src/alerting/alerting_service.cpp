@@ -1,0 +1,173 @@
+#include "alerting/alerting_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "alerting/alert_json.h"
+#include "alerting/alert_metrics.h"
+#include "alerting/inhibition.h"
+
+namespace gpuwatch::alerting {
+namespace {
+
+HttpReply json_reply(int status, const nlohmann::json& body) {
+  return HttpReply{status, "application/json", body.dump() + "\n", {}};
+}
+
+HttpReply error_reply(int status, const std::string& message) {
+  return json_reply(status, {{"status", "error"}, {"error", message}});
+}
+
+std::shared_ptr<DeliveryQueue> make_queue(const std::string& data_dir, const std::string& receiver) {
+  return std::make_shared<DeliveryQueue>(data_dir.empty() ? "" : data_dir + "/alert-queue/" + receiver);
+}
+
+// Compares without an early exit, so the time taken does not tell how much of a guess was right.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;  // the length is not the secret
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace
+
+AlertingService::AlertingService(AlertingOptions options, std::function<std::int64_t()> now)
+    : options_(std::move(options)), now_(std::move(now)), engine_(options_.engine) {
+  for (const auto* url : {&options_.alertmanager_url, &options_.webhook_url}) {
+    std::string origin, path;
+    if (!url->empty()) {
+      if (auto error = split_url(*url, origin, path); !error.empty()) throw std::runtime_error(error);
+    }
+  }
+  if (options_.data_dir.empty() && (!options_.alertmanager_url.empty() || !options_.webhook_url.empty())) {
+    spdlog::warn("alerts: no data_dir: alerts waiting for delivery are lost if the agent restarts");
+  }
+  silences_ = std::make_shared<SilenceStore>(
+      options_.data_dir.empty() ? "" : options_.data_dir + "/silences.json", options_.config_silences);
+  std::shared_ptr<DeliveryQueue> am, hook;
+  if (!options_.alertmanager_url.empty()) {
+    am = make_queue(options_.data_dir, "alertmanager");
+    workers_.push_back(std::make_unique<DeliveryWorker>(make_alertmanager_receiver(options_.alertmanager_url),
+                                                        am, options_.retry));
+  }
+  if (!options_.webhook_url.empty()) {
+    hook = make_queue(options_.data_dir, "webhook");
+    workers_.push_back(std::make_unique<DeliveryWorker>(
+        make_webhook_receiver(options_.webhook_url, options_.group_by, options_.external_url), hook,
+        options_.retry));
+  }
+  RouterOptions router{options_.resend_interval,
+                       options_.external_url.empty() ? "" : options_.external_url + "/api/v1/alerts"};
+  router_ = std::make_unique<AlertRouter>(router, am, hook, silences_);
+}
+
+AlertingService::~AlertingService() = default;
+
+void AlertingService::evaluate(std::span<const Condition> conditions, std::int64_t now_ms) {
+  const auto changed = engine_.evaluate(conditions, now_ms);
+  router_->route(engine_.alerts(), changed, now_ms);
+}
+
+bool AlertingService::muted(const Alert& a) const {
+  const auto all = engine_.alerts();
+  return router_->muted(a, all, now_());
+}
+
+void AlertingService::append_metrics(std::string& out, ExpositionFormat format) const {
+  std::vector<ReceiverCounters> receivers;
+  for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});
+  const auto alerts = engine_.alerts();
+  append_alert_metrics(out, format, alerts, receivers);
+}
+
+HttpReply AlertingService::list_alerts() const {
+  const auto all = engine_.alerts();
+  const std::int64_t now = now_();
+  nlohmann::json list = nlohmann::json::array();
+  for (const Alert& a : all) {
+    if (!a.active()) continue;
+    auto j = prometheus_alert(a);
+    j["fingerprint"] = fingerprint_hex(a.fingerprint);
+    j["muted"] = router_->muted(a, all, now);
+    list.push_back(std::move(j));
+  }
+  return json_reply(200, {{"status", "success"}, {"data", {{"alerts", list}}}});
+}
+
+HttpReply AlertingService::list_silences() const {
+  nlohmann::json list = nlohmann::json::array();
+  const std::int64_t now = now_();
+  for (const auto& s : silences_->list()) list.push_back(silence_json(s, now));
+  return json_reply(200, {{"status", "success"}, {"data", list}});
+}
+
+std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req) const {
+  if (options_.api_token.empty()) {
+    return error_reply(403, "silences cannot be changed: no API token is configured (set api_token_file)");
+  }
+  const std::string auth = req.header("Authorization");
+  if (auth.rfind("Bearer ", 0) != 0) {
+    HttpReply r = error_reply(401, "missing bearer token: send 'Authorization: Bearer <token>'");
+    r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"gpuwatch\"");
+    return r;
+  }
+  if (!same_secret(auth.substr(7), options_.api_token)) return error_reply(403, "wrong bearer token");
+  if (!options_.alertmanager_url.empty()) {
+    return error_reply(409, "an Alertmanager is configured (" + options_.alertmanager_url +
+                                ") and does the silencing: add the silence there (amtool silence add ...)");
+  }
+  return std::nullopt;
+}
+
+HttpReply AlertingService::add_silence(const HttpRequest& req) {
+  if (auto refused = refuse_mutation(req)) return *refused;
+  const auto body = nlohmann::json::parse(req.body, nullptr, false);
+  if (body.is_discarded()) return error_reply(400, "the body is not JSON");
+  std::string error;
+  auto silence = parse_silence(body, error);
+  if (!silence) return error_reply(400, error);
+  const std::string id = silences_->add(std::move(*silence));
+  spdlog::info("alerts: silence {} added from {}", id, req.remote_addr);
+  return json_reply(200, {{"status", "success"}, {"data", {{"silenceID", id}}}});
+}
+
+HttpReply AlertingService::delete_silence(const HttpRequest& req) {
+  if (auto refused = refuse_mutation(req)) return *refused;
+  const std::string& id = req.captures.at(0);
+  if (!silences_->remove(id)) return error_reply(404, "no silence '" + id + "' made through the API");
+  spdlog::info("alerts: silence {} deleted from {}", id, req.remote_addr);
+  return json_reply(200, {{"status", "success"}});
+}
+
+HttpReply AlertingService::runbook(const HttpRequest& req) const {
+  const std::string& name = req.captures.at(0);
+  std::ifstream in(options_.runbook_dir + "/" + name + ".md");
+  if (!in) return error_reply(404, "no runbook for alert '" + name + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return HttpReply{200, "text/markdown; charset=utf-8", text.str(), {}};
+}
+
+std::vector<HttpRoute> AlertingService::routes() {
+  return {
+      {{"GET"},
+       "/api/v1/alerts",
+       "pending and firing alerts (Prometheus's format)",
+       [this](const HttpRequest&) { return list_alerts(); }},
+      {{"GET", "POST"},
+       "/api/v1/silences",
+       "silences (POST one with a bearer token)",
+       [this](const HttpRequest& req) { return req.method == "POST" ? add_silence(req) : list_silences(); }},
+      {{"DELETE"},
+       "/api/v1/silence/([A-Za-z0-9_-]+)",
+       "",
+       [this](const HttpRequest& req) { return delete_silence(req); }},
+      {{"GET"}, "/runbooks/([A-Za-z0-9_]+)", "", [this](const HttpRequest& req) { return runbook(req); }},
+  };
+}
+
+}  // namespace gpuwatch::alerting

@@ -1,0 +1,72 @@
+// Everything alerting in the agent, assembled from the options: the engine, the router, the delivery
+// workers (Alertmanager, webhook), the silences and the HTTP routes and /metrics families that expose them.
+// evaluate() runs on the collector's thread; the routes and metrics run on server threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "alerting/alert_engine.h"
+#include "alerting/alert_router.h"
+#include "alerting/delivery_worker.h"
+#include "alerting/silences.h"
+#include "http/exposition.h"
+#include "http/http_route.h"
+
+namespace gpuwatch::alerting {
+
+struct AlertingOptions {
+  AlertEngineOptions engine;
+  std::string alertmanager_url;  // "" = standalone routing
+  std::string webhook_url;       // "" = none
+  std::string data_dir;          // "" = queue and silences in memory only (lost on restart)
+  std::string api_token;         // bearer token for mutations; "" = mutations disabled
+  std::string runbook_dir;       // where <alertname>.md files are read from for /runbooks/<alertname>
+  std::string external_url;      // how users reach this agent, e.g. http://node7:19400
+  std::chrono::milliseconds resend_interval{std::chrono::minutes(1)};
+  RetryPolicy retry;
+  std::vector<std::string> group_by{"service", "severity"};  // webhook message groups (standalone)
+  std::vector<Silence> config_silences;                      // maintenance windows from the config
+};
+
+class AlertingService {
+ public:
+  // now: the agent's clock, for API requests (silence states). Throws std::runtime_error when the data dir
+  // cannot be used or a URL is malformed.
+  AlertingService(AlertingOptions options, std::function<std::int64_t()> now);
+  ~AlertingService();
+  AlertingService(const AlertingService&) = delete;
+  AlertingService& operator=(const AlertingService&) = delete;
+
+  // One evaluation with every condition that holds at now_ms. Never blocks on a receiver.
+  void evaluate(std::span<const Condition> conditions, std::int64_t now_ms);
+
+  std::vector<Alert> alerts() const { return engine_.alerts(); }
+  bool muted(const Alert& a) const;
+  std::vector<HttpRoute> routes();
+  void append_metrics(std::string& out, ExpositionFormat format) const;
+
+ private:
+  HttpReply list_alerts() const;
+  HttpReply list_silences() const;
+  HttpReply add_silence(const HttpRequest& req);
+  HttpReply delete_silence(const HttpRequest& req);
+  HttpReply runbook(const HttpRequest& req) const;
+  // An error reply when the request may not change silences, else nullopt.
+  std::optional<HttpReply> refuse_mutation(const HttpRequest& req) const;
+
+  AlertingOptions options_;
+  std::function<std::int64_t()> now_;
+  AlertEngine engine_;
+  std::shared_ptr<SilenceStore> silences_;
+  std::vector<std::unique_ptr<DeliveryWorker>> workers_;
+  std::unique_ptr<AlertRouter> router_;
+};
+
+}  // namespace gpuwatch::alerting

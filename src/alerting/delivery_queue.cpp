@@ -1,0 +1,134 @@
+#include "alerting/delivery_queue.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+namespace gpuwatch::alerting {
+namespace fs = std::filesystem;
+namespace {
+
+// A file descriptor closed when it goes out of scope.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string write_durably(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    if (fd.get() < 0) return tmp + ": " + std::strerror(errno);
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return tmp + ": " + std::strerror(errno);
+      done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd.get()) != 0) return tmp + ": " + std::strerror(errno);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return path + ": " + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
+
+DeliveryQueue::DeliveryQueue(std::string dir) : dir_(std::move(dir)) {
+  if (dir_.empty()) return;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw std::runtime_error("cannot create the alert queue directory " + dir_ + ": " + ec.message());
+  std::vector<std::pair<fs::file_time_type, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.is_regular_file() && e.path().extension() == ".json")
+      files.emplace_back(e.last_write_time(), e.path());
+  }
+  std::sort(files.begin(), files.end());  // oldest first, so the age order survives a restart
+  for (const auto& [time, path] : files) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto j = nlohmann::json::parse(text.str(), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("fingerprint") || !j.contains("labels")) {
+      spdlog::error("alert queue: {} is not a queued alert; renamed to {}.bad", path.string(), path.string());
+      fs::rename(path, path.string() + ".bad", ec);
+      continue;
+    }
+    const std::string key = j["fingerprint"].get<std::string>();
+    entries_[key] = Entry{std::move(j), next_version_++};
+  }
+  if (!entries_.empty()) spdlog::info("alert queue {}: {} alert(s) left to deliver", dir_, entries_.size());
+}
+
+std::string DeliveryQueue::path_of(const std::string& key) const {
+  return dir_ + "/" + key + ".json";
+}
+
+std::string DeliveryQueue::put(const nlohmann::json& wire_alert) {
+  const std::string key = wire_alert.at("fingerprint").get<std::string>();
+  std::string error;
+  {
+    std::lock_guard lock(mutex_);
+    // Written under the lock so that the file always holds the newest state of its key.
+    if (!dir_.empty()) error = write_durably(path_of(key), wire_alert.dump());
+    entries_[key] = Entry{wire_alert, next_version_++};
+  }
+  arrived_.notify_all();
+  return error;
+}
+
+DeliveryQueue::Batch DeliveryQueue::wait_and_take(std::stop_token stop,
+                                                  std::chrono::steady_clock::time_point until) {
+  std::unique_lock lock(mutex_);
+  arrived_.wait_until(lock, stop, until, [this] { return !entries_.empty(); });
+  std::vector<const std::pair<const std::string, Entry>*> order;
+  for (const auto& kv : entries_) order.push_back(&kv);
+  std::sort(order.begin(), order.end(),
+            [](auto* a, auto* b) { return a->second.version < b->second.version; });
+  Batch batch;
+  for (const auto* kv : order) {
+    batch.alerts.push_back(kv->second.alert);
+    batch.versions.emplace_back(kv->first, kv->second.version);
+  }
+  return batch;
+}
+
+void DeliveryQueue::acknowledge(const Batch& batch) {
+  std::lock_guard lock(mutex_);
+  for (const auto& [key, version] : batch.versions) {
+    const auto it = entries_.find(key);
+    if (it == entries_.end() || it->second.version != version) continue;  // replaced meanwhile: keep it
+    entries_.erase(it);
+    if (!dir_.empty()) {
+      std::error_code ec;
+      fs::remove(path_of(key), ec);
+      if (ec) spdlog::warn("alert queue: cannot remove {}: {}", path_of(key), ec.message());
+    }
+  }
+}
+
+std::size_t DeliveryQueue::size() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+}  // namespace gpuwatch::alerting

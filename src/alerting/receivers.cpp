@@ -1,0 +1,102 @@
+#include <httplib.h>
+
+#include <map>
+
+#include "alerting/alert_json.h"
+#include "alerting/receiver.h"
+
+namespace gpuwatch::alerting {
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(2);
+constexpr auto kIoTimeout = std::chrono::seconds(5);
+
+std::string post_json(const std::string& url, const nlohmann::json& body) {
+  std::string origin, path;
+  if (auto error = split_url(url, origin, path); !error.empty()) return error;
+  httplib::Client client(origin);
+  client.set_connection_timeout(kConnectTimeout);
+  client.set_read_timeout(kIoTimeout);
+  client.set_write_timeout(kIoTimeout);
+  const auto res = client.Post(path, body.dump(), "application/json");
+  if (!res) return "POST " + url + ": " + httplib::to_string(res.error());
+  if (res->status / 100 != 2) {
+    return "POST " + url + ": HTTP " + std::to_string(res->status) + " " + res->body.substr(0, 300);
+  }
+  return "";
+}
+
+class AlertmanagerReceiver final : public Receiver {
+ public:
+  explicit AlertmanagerReceiver(std::string base_url) : url_(std::move(base_url)) {
+    while (!url_.empty() && url_.back() == '/') url_.pop_back();
+    url_ += "/api/v2/alerts";
+  }
+  const std::string& name() const override { return name_; }
+  std::string send(const std::vector<nlohmann::json>& wire_alerts) override {
+    nlohmann::json body = nlohmann::json::array();
+    for (const auto& a : wire_alerts) body.push_back(postable_alert(a));
+    return post_json(url_, body);
+  }
+
+ private:
+  std::string url_;
+  std::string name_ = "alertmanager";
+};
+
+class WebhookReceiver final : public Receiver {
+ public:
+  WebhookReceiver(std::string url, std::vector<std::string> group_by, std::string external_url)
+      : url_(std::move(url)), group_by_(std::move(group_by)), external_url_(std::move(external_url)) {}
+  const std::string& name() const override { return name_; }
+  std::string send(const std::vector<nlohmann::json>& wire_alerts) override {
+    std::map<LabelSet, std::vector<nlohmann::json>> groups;
+    for (const auto& a : wire_alerts) {
+      LabelSet key;
+      for (const auto& name : group_by_) {
+        const auto& labels = a.at("labels");
+        if (labels.contains(name)) key[name] = labels[name].get<std::string>();
+      }
+      groups[key].push_back(a);
+    }
+    for (const auto& [group_labels, alerts] : groups) {
+      if (auto error = post_json(url_, webhook_message(alerts, group_labels, name_, external_url_));
+          !error.empty()) {
+        return error;
+      }
+    }
+    return "";
+  }
+
+ private:
+  std::string url_;
+  std::vector<std::string> group_by_;
+  std::string external_url_;
+  std::string name_ = "webhook";
+};
+
+}  // namespace
+
+std::string split_url(const std::string& url, std::string& origin, std::string& path) {
+  const auto scheme_end = url.find("://");
+  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  if (scheme != "http" && scheme != "https") {
+    return "'" + url + "' is not an http:// or https:// URL";
+  }
+  const auto path_start = url.find('/', scheme_end + 3);
+  origin = url.substr(0, path_start);
+  path = path_start == std::string::npos ? "/" : url.substr(path_start);
+  if (origin.size() == scheme_end + 3) return "'" + url + "' has no host";
+  return "";
+}
+
+std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url) {
+  return std::make_unique<AlertmanagerReceiver>(base_url);
+}
+
+std::unique_ptr<Receiver> make_webhook_receiver(const std::string& url, std::vector<std::string> group_by,
+                                                std::string external_url) {
+  return std::make_unique<WebhookReceiver>(url, std::move(group_by), std::move(external_url));
+}
+
+}  // namespace gpuwatch::alerting

@@ -1,0 +1,204 @@
+#include "alerting/silences.h"
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "alerting/alert_json.h"
+
+namespace gpuwatch::alerting {
+
+bool Matcher::matches(const LabelSet& labels) const {
+  const auto it = labels.find(name);
+  const std::string& v = it == labels.end() ? std::string() : it->second;
+  bool hit = v == value;
+  if (is_regex) {
+    try {
+      hit = std::regex_match(v, std::regex(value));
+    } catch (const std::regex_error&) {
+      hit = false;  // rejected when the silence was made; kept safe here
+    }
+  }
+  return hit == is_equal;
+}
+
+bool Silence::selects(const LabelSet& labels) const {
+  for (const auto& m : matchers) {
+    if (!m.matches(labels)) return false;
+  }
+  return !matchers.empty();
+}
+
+std::optional<std::int64_t> parse_rfc3339(const std::string& text) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  std::int64_t ms = static_cast<std::int64_t>(timegm(&tm)) * 1000;
+  std::size_t i = static_cast<std::size_t>(consumed);
+  if (i < text.size() && text[i] == '.') {
+    std::int64_t scale = 100;
+    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, scale /= 10) {
+      ms += (text[i] - '0') * scale;
+    }
+  }
+  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z') && i + 1 == text.size()) return ms;
+  int oh = 0, om = 0;
+  if (i + 6 == text.size() && (text[i] == '+' || text[i] == '-') &&
+      std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) == 2) {
+    const std::int64_t offset = (oh * 60 + om) * 60'000LL;
+    return text[i] == '+' ? ms - offset : ms + offset;
+  }
+  return std::nullopt;
+}
+
+std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error) {
+  if (!j.is_object()) {
+    error = "the body must be a JSON object {matchers, startsAt, endsAt, createdBy, comment}";
+    return std::nullopt;
+  }
+  Silence s;
+  if (!j.contains("matchers") || !j["matchers"].is_array() || j["matchers"].empty()) {
+    error = "matchers: expected a non-empty array of {name, value, isRegex, isEqual}";
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < j["matchers"].size(); ++i) {
+    const auto& m = j["matchers"][i];
+    const std::string where = "matchers[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("name") || !m["name"].is_string() || !m.contains("value") ||
+        !m["value"].is_string()) {
+      error = where + ": expected {\"name\": string, \"value\": string}";
+      return std::nullopt;
+    }
+    Matcher matcher{m["name"], m["value"], m.value("isRegex", false), m.value("isEqual", true)};
+    if (matcher.is_regex) {
+      try {
+        std::regex check(matcher.value);
+      } catch (const std::regex_error& e) {
+        error = where + ": invalid regex '" + matcher.value + "': " + e.what();
+        return std::nullopt;
+      }
+    }
+    s.matchers.push_back(std::move(matcher));
+  }
+  for (auto [key, field] : {std::pair{"startsAt", &s.starts_at_ms}, {"endsAt", &s.ends_at_ms}}) {
+    const auto t = j.contains(key) && j[key].is_string() ? parse_rfc3339(j[key]) : std::nullopt;
+    if (!t) {
+      error = std::string(key) + ": expected an RFC 3339 time such as 2026-12-01T02:00:00Z";
+      return std::nullopt;
+    }
+    *field = *t;
+  }
+  if (s.ends_at_ms <= s.starts_at_ms) {
+    error = "endsAt must be after startsAt";
+    return std::nullopt;
+  }
+  s.created_by = j.value("createdBy", "");
+  s.comment = j.value("comment", "");
+  return s;
+}
+
+nlohmann::json silence_json(const Silence& s, std::int64_t now_ms) {
+  nlohmann::json matchers = nlohmann::json::array();
+  for (const auto& m : s.matchers) {
+    matchers.push_back(
+        {{"name", m.name}, {"value", m.value}, {"isRegex", m.is_regex}, {"isEqual", m.is_equal}});
+  }
+  const char* state = now_ms < s.starts_at_ms ? "pending" : now_ms < s.ends_at_ms ? "active" : "expired";
+  return {{"id", s.id},
+          {"matchers", matchers},
+          {"startsAt", rfc3339(s.starts_at_ms)},
+          {"endsAt", rfc3339(s.ends_at_ms)},
+          {"createdBy", s.created_by},
+          {"comment", s.comment},
+          {"source", s.from_config ? "config" : "api"},
+          {"status", {{"state", state}}}};
+}
+
+SilenceStore::SilenceStore(std::string path, std::vector<Silence> from_config) : path_(std::move(path)) {
+  for (auto& s : from_config) {
+    s.from_config = true;
+    if (s.id.empty()) s.id = "config-" + std::to_string(next_id_++);
+    silences_.push_back(std::move(s));
+  }
+  if (path_.empty() || !std::filesystem::exists(path_)) return;
+  std::ifstream in(path_);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!j.is_array()) {
+    spdlog::error("{}: not a list of silences; starting without the saved silences", path_);
+    return;
+  }
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    std::string error;
+    auto s = parse_silence(j[i], error);
+    if (!s || !j[i].contains("id")) {
+      spdlog::error("{}: silence {} skipped: {}", path_, i, error.empty() ? "no id" : error);
+      continue;
+    }
+    s->id = j[i]["id"];
+    silences_.push_back(std::move(*s));
+  }
+}
+
+std::string SilenceStore::add(Silence s) {
+  std::lock_guard lock(mutex_);
+  std::random_device random;
+  s.id = fingerprint_hex((static_cast<std::uint64_t>(random()) << 32) ^ random() ^ next_id_++);
+  s.from_config = false;
+  silences_.push_back(s);
+  save();
+  return s.id;
+}
+
+bool SilenceStore::remove(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  const auto n = std::erase_if(silences_, [&](const Silence& s) { return s.id == id && !s.from_config; });
+  if (n > 0) save();
+  return n > 0;
+}
+
+std::vector<Silence> SilenceStore::list() const {
+  std::lock_guard lock(mutex_);
+  return silences_;
+}
+
+bool SilenceStore::silenced(const LabelSet& labels, std::int64_t now_ms) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& s : silences_) {
+    if (s.active_at(now_ms) && s.selects(labels)) return true;
+  }
+  return false;
+}
+
+void SilenceStore::save() const {
+  if (path_.empty()) return;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& s : silences_) {
+    if (!s.from_config) all.push_back(silence_json(s, 0));
+  }
+  const std::string tmp = path_ + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << all.dump(1) << '\n';
+    if (!out) {
+      spdlog::error("cannot save silences to {}", tmp);
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path_, ec);
+  if (ec) spdlog::error("cannot save silences to {}: {}", path_, ec.message());
+}
+
+}  // namespace gpuwatch::alerting

@@ -1,0 +1,31 @@
+// What the detectors read besides the snapshot, gathered once per evaluation: new kernel-log events, the
+// GPUs' PCIe AER counters and the loaded driver module's version, from the roots the agent was given (--kmsg,
+// --sysfs-root). A missing source leaves its part of the input empty.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "detect/detector.h"
+#include "sources/kernel/kmsg_reader.h"
+
+namespace gpuwatch::detect {
+
+struct DetectionSourceOptions {
+  std::string kmsg = "/dev/kmsg";   // "" = do not read the kernel log
+  std::string sysfs_root = "/sys";  // "" = do not read sysfs
+};
+
+class DetectionSources {
+ public:
+  explicit DetectionSources(DetectionSourceOptions options);
+  DetectionInput gather(const Snapshot& snapshot);
+  // Null when the kernel log is not read.
+  const kernel::KmsgStatus* kmsg_status() const { return kmsg_ ? &kmsg_->status() : nullptr; }
+
+ private:
+  DetectionSourceOptions options_;
+  std::optional<kernel::KmsgReader> kmsg_;
+};
+
+}  // namespace gpuwatch::detect

@@ -1,0 +1,37 @@
+// A detector watches for one failure mode. On every snapshot the DetectorSet hands each detector the
+// snapshot and the kernel-log events logged since the previous evaluation; the detector updates whatever
+// window of recent values it keeps and appends the Conditions that hold now. It never decides whether or
+// where an alert is sent: that is the alert engine's job (src/alerting).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alerting/condition.h"
+#include "core/snapshot.h"
+#include "sources/kernel/kernel_event.h"
+#include "sources/kernel/pcie_aer.h"
+
+namespace gpuwatch::detect {
+
+using alerting::Condition;
+using alerting::Severity;
+
+// What one evaluation sees. Everything but the snapshot is optional: a detector whose source is missing
+// degrades (no pid on an XID, no AER counters), it does not fail.
+struct DetectionInput {
+  const Snapshot& snapshot;
+  std::vector<kernel::KernelEvent> kernel_events;    // logged since the last evaluation
+  std::map<std::string, kernel::AerCounters> aer;    // by normalised bus id, for the GPUs that have AER files
+  std::optional<std::string> kernel_module_version;  // /sys/module/nvidia/version
+};
+
+class Detector {
+ public:
+  virtual ~Detector() = default;
+  virtual void evaluate(const DetectionInput& in, std::vector<Condition>& out) = 0;
+};
+
+}  // namespace gpuwatch::detect

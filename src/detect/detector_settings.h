@@ -1,0 +1,73 @@
+// Every detector's tunables with their defaults (documented in docs/detection.md). The agent's option table
+// exposes the ones users most often change; the rest stay at these values.
+#pragma once
+
+#include <chrono>
+
+namespace gpuwatch::detect {
+
+using std::chrono::milliseconds;
+using namespace std::chrono_literals;
+
+struct XidSettings {
+  milliseconds hold = 1h;     // an XID alert holds this long after the XID (like increase(...[1h]) > 0)
+  unsigned repeat_count = 3;  // application XIDs this often within repeat_window escalate
+  milliseconds repeat_window = 10min;
+};
+
+struct LostSettings {
+  milliseconds stale_for = 30s;  // a hung driver call must last this long before it alerts
+};
+
+struct ThrottleSettings {
+  milliseconds sw_thermal_for = 5min;  // software thermal slowdown alerts only when sustained
+  double temperature_margin_c = 5;     // "near slowdown" = within this many degrees of NVML's threshold
+  milliseconds temperature_for = 2min;
+};
+
+struct EccSettings {
+  unsigned corrected_storm_count = 10;  // corrected errors within storm_window that make a storm
+  milliseconds storm_window = 10min;
+  unsigned retired_pages_limit = 63;                 // DCGM's fail threshold
+  unsigned uncorrectable_remapped_rows_limit = 512;  // DCGM's warn threshold
+};
+
+struct PcieSettings {
+  milliseconds replay_window = 5min;  // replay rate measured over this window
+  double busy_utilization = 0.2;      // a link below its maximum only counts while the GPU is this busy
+  milliseconds downtrain_for = 1min;
+  milliseconds uncorrectable_hold = 1h;  // an uncorrectable AER error alerts this long
+};
+
+struct OomForecastSettings {
+  milliseconds horizon = 30min;  // alert when memory is forecast to run out within this
+  milliseconds window = 10min;   // least-squares fit over this window of GPU memory used
+  milliseconds min_span = 2min;  // no forecast from less history than this
+  milliseconds recent = 1min;    // the newest part of the window must forecast the OOM too
+  milliseconds for_duration = 3min;
+};
+
+struct ProbableOomSettings {
+  double full_ratio = 0.95;   // GPU memory used / total at the process's last sample
+  milliseconds hold = 15min;  // how long the condition holds after the exit
+};
+
+struct LeakSettings {
+  milliseconds window = 1h;                        // growth must span this window
+  double min_growth_bytes = 1024.0 * 1024 * 1024;  // and add at least this much
+  unsigned bins = 6;                               // the window split into bins; the bins' means must rise
+  unsigned rising_bins = 5;                        // in at least this many of the bins-1 steps
+};
+
+struct DetectorSettings {
+  XidSettings xid;
+  LostSettings lost;
+  ThrottleSettings throttle;
+  EccSettings ecc;
+  PcieSettings pcie;
+  OomForecastSettings oom_forecast;
+  ProbableOomSettings probable_oom;
+  LeakSettings leak;
+};
+
+}  // namespace gpuwatch::detect

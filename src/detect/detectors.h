@@ -1,0 +1,22 @@
+// One factory per failure mode; detector_set.cpp lists them in its table. Each detector's file says what it
+// watches, its rule, and the alert names it raises (each has docs/runbooks/<alertname>.md).
+#pragma once
+
+#include <memory>
+
+#include "detect/detector.h"
+#include "detect/detector_settings.h"
+
+namespace gpuwatch::detect {
+
+std::unique_ptr<Detector> make_xid_detector(const XidSettings& s);
+std::unique_ptr<Detector> make_gpu_lost_detector(const LostSettings& s);
+std::unique_ptr<Detector> make_throttle_detector(const ThrottleSettings& s);
+std::unique_ptr<Detector> make_ecc_detector(const EccSettings& s);
+std::unique_ptr<Detector> make_pcie_detector(const PcieSettings& s);
+std::unique_ptr<Detector> make_oom_forecast_detector(const OomForecastSettings& s);
+std::unique_ptr<Detector> make_probable_oom_detector(const ProbableOomSettings& s);
+std::unique_ptr<Detector> make_memory_leak_detector(const LeakSettings& s);
+std::unique_ptr<Detector> make_watchdog_detector();
+
+}  // namespace gpuwatch::detect

@@ -1,0 +1,67 @@
+#include "query/engine.h"
+
+#include <algorithm>
+#include <string>
+
+#include "query/parser.h"
+#include "query/query_error.h"
+
+namespace gpuwatch::query {
+namespace {
+
+// Sorts by labels and merges series with equal labels (`a or b` where both sides have the same series
+// at different steps): a range query answers one series per label set, as Prometheus does.
+void sort_series(Value& v) {
+  std::stable_sort(v.vector.begin(), v.vector.end(),
+                   [](const auto& a, const auto& b) { return a.labels < b.labels; });
+  std::vector<StepSeries> merged;
+  for (auto& s : v.vector) {
+    if (!merged.empty() && merged.back().labels == s.labels) {
+      StepSeries& m = merged.back();
+      for (std::size_t k = 0; k < s.present.size(); ++k) {
+        if (s.present[k] && !m.present[k]) {
+          m.values[k] = s.values[k];
+          m.present[k] = 1;
+        }
+      }
+    } else {
+      merged.push_back(std::move(s));
+    }
+  }
+  v.vector = std::move(merged);
+  std::sort(v.matrix.begin(), v.matrix.end(),
+            [](const auto& a, const auto& b) { return a.labels < b.labels; });
+}
+
+}  // namespace
+
+QueryResult instant_query(const store::SeriesSource& source, std::string_view query, std::int64_t time_ms,
+                          const EvalOptions& options) {
+  const ExprPtr expr = parse_expression(query);
+  QueryResult r;
+  r.steps = {time_ms, time_ms, 1};
+  r.value = evaluate(*expr, source, r.steps, options);
+  r.type = r.value.type;
+  sort_series(r.value);
+  return r;
+}
+
+QueryResult range_query(const store::SeriesSource& source, std::string_view query, const Steps& steps,
+                        const EvalOptions& options) {
+  const ExprPtr expr = parse_expression(query);
+  if (expr->type != ValueType::kScalar && expr->type != ValueType::kVector) {
+    throw bad_data(std::string("invalid expression type \"") + value_type_name(expr->type) +
+                   "\" for range query, must be Scalar or instant Vector");
+  }
+  if (steps.step <= 0) throw bad_data("zero or negative query resolution step widths are not accepted");
+  if (steps.end < steps.start) throw bad_data("end timestamp must not be before start time");
+  QueryResult r;
+  r.steps = steps;
+  r.range = true;
+  r.value = evaluate(*expr, source, steps, options);
+  r.type = ValueType::kMatrix;
+  sort_series(r.value);
+  return r;
+}
+
+}  // namespace gpuwatch::query

@@ -1,0 +1,217 @@
+#include "query/query_api.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "core/metric_catalogue.h"
+#include "query/api_params.h"
+#include "query/engine.h"
+#include "query/parser.h"
+#include "query/query_error.h"
+#include "query/result_json.h"
+
+namespace gpuwatch::query {
+namespace {
+
+// Prometheus's "no bound" for series and label lookups without start/end.
+constexpr std::int64_t kMinTime = std::numeric_limits<std::int64_t>::min() / 2;
+constexpr std::int64_t kMaxTime = std::numeric_limits<std::int64_t>::max() / 2;
+
+HttpReply json(int status, std::string body) {
+  HttpReply r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+HttpReply success(const std::string& data) {
+  return json(200, R"({"status":"success","data":)" + data + "}");
+}
+
+// Runs a handler, turning QueryError into Prometheus's error reply.
+template <typename Fn>
+HttpRoute route(std::string pattern, std::string what, Fn fn,
+                std::vector<std::string> methods = {"GET", "POST"}) {
+  return HttpRoute{std::move(methods), std::move(pattern), std::move(what), [fn](const HttpRequest& req) {
+                     try {
+                       return fn(req);
+                     } catch (const QueryError& e) {
+                       const bool bad = e.kind() == QueryError::Kind::kBadData;
+                       return json(bad ? 400 : 422, error_to_json(bad ? "bad_data" : "execution", e.what()));
+                     }
+                   }};
+}
+
+std::int64_t system_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::vector<store::LabelMatcher>> match_params(const HttpRequest& req, bool required) {
+  std::vector<std::vector<store::LabelMatcher>> out;
+  for (const std::string& m : req.params_named("match[]")) {
+    ExprPtr e;
+    try {
+      e = parse_expression(m);
+    } catch (const QueryError& err) {
+      throw bad_data(std::string("invalid parameter \"match[]\": ") + err.what());
+    }
+    if (e->kind != Expr::Kind::kVectorSelector) {
+      throw bad_data("invalid parameter \"match[]\": \"" + m + "\" is not a series selector");
+    }
+    out.push_back(e->matchers);
+  }
+  if (out.empty()) {
+    if (required) throw bad_data("no match[] parameter provided");
+    out.push_back({{"__name__", store::LabelMatcher::Op::kRegexMatch, ".+"}});
+  }
+  return out;
+}
+
+std::set<store::Labels> matching_series(const store::SeriesSource& source, const HttpRequest& req,
+                                        bool required) {
+  const std::int64_t start = req.has_param("start") ? time_param("start", req.param("start")) : kMinTime;
+  const std::int64_t end = req.has_param("end") ? time_param("end", req.param("end")) : kMaxTime;
+  std::set<store::Labels> all;
+  for (const auto& matchers : match_params(req, required)) {
+    for (auto& labels : source.series(matchers, start, end)) all.insert(std::move(labels));
+  }
+  return all;
+}
+
+std::string string_array(const std::set<std::string>& values) {
+  std::string out = "[";
+  bool first = true;
+  for (const auto& v : values) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, v);
+  }
+  return out + "]";
+}
+
+std::string metadata_json(const HttpRequest& req) {
+  const std::string only = req.param("metric");
+  long limit = -1;
+  if (req.has_param("limit")) limit = std::strtol(req.param("limit").c_str(), nullptr, 10);
+  std::string out = "{";
+  long n = 0;
+  for (const MetricDef& def : kMetricCatalogue) {
+    if (!only.empty() && def.name != only) continue;
+    if (limit >= 0 && n >= limit) break;
+    if (n++) out += ',';
+    append_json_string(out, def.name);
+    out += R"(:[{"type":")";
+    out += def.kind == MetricKind::kCounter ? "counter" : "gauge";
+    out += R"(","help":)";
+    append_json_string(out, def.help);
+    out += R"(,"unit":)";
+    append_json_string(out, def.unit);
+    out += "}]";
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> source,
+                                    QueryApiOptions options) {
+  if (!options.now_ms) options.now_ms = system_now_ms;
+  std::vector<HttpRoute> routes;
+  routes.push_back(
+      route("/api/v1/query", "PromQL instant query (Prometheus API)", [=](const HttpRequest& req) {
+        const std::int64_t t =
+            req.has_param("time") ? time_param("time", req.param("time")) : options.now_ms();
+        try {
+          return json(200, result_to_json(instant_query(*source, req.param("query"), t, options.eval)));
+        } catch (const QueryError& e) {
+          if (e.kind() == QueryError::Kind::kBadData)
+            throw bad_data(std::string("invalid parameter \"query\": ") + e.what());
+          throw;
+        }
+      }));
+  routes.push_back(
+      route("/api/v1/query_range", "PromQL range query (Prometheus API)", [=](const HttpRequest& req) {
+        Steps steps;
+        steps.start = time_param("start", req.param("start"));
+        steps.end = time_param("end", req.param("end"));
+        if (steps.end < steps.start) throw bad_data("end timestamp must not be before start time");
+        steps.step = duration_param("step", req.param("step"));
+        if (steps.step <= 0) {
+          throw bad_data(
+              "zero or negative query resolution step widths are not accepted. Try a positive integer");
+        }
+        if ((steps.end - steps.start) / steps.step >=
+            static_cast<std::int64_t>(options.max_points_per_series)) {
+          throw bad_data("exceeded maximum resolution of " + std::to_string(options.max_points_per_series) +
+                         " points per timeseries. Try decreasing the query resolution (?step=XX)");
+        }
+        try {
+          return json(200, result_to_json(range_query(*source, req.param("query"), steps, options.eval)));
+        } catch (const QueryError& e) {
+          if (e.kind() == QueryError::Kind::kBadData)
+            throw bad_data(std::string("invalid parameter \"query\": ") + e.what());
+          throw;
+        }
+      }));
+  routes.push_back(
+      route("/api/v1/series", "series matching match[] (Prometheus API)", [=](const HttpRequest& req) {
+        std::string out = "[";
+        bool first = true;
+        for (const auto& labels : matching_series(*source, req, true)) {
+          if (!first) out += ',';
+          first = false;
+          out += '{';
+          for (std::size_t i = 0; i < labels.size(); ++i) {
+            if (i) out += ',';
+            append_json_string(out, labels[i].first);
+            out += ':';
+            append_json_string(out, labels[i].second);
+          }
+          out += '}';
+        }
+        return success(out + "]");
+      }));
+  routes.push_back(route("/api/v1/labels", "label names (Prometheus API)", [=](const HttpRequest& req) {
+    std::set<std::string> names;
+    for (const auto& labels : matching_series(*source, req, false)) {
+      for (const auto& l : labels) names.insert(l.first);
+    }
+    return success(string_array(names));
+  }));
+  routes.push_back(route("/api/v1/label/([^/]+)/values", "",
+                         [=](const HttpRequest& req) {
+                           const std::string name = req.captures.empty() ? "" : req.captures[0];
+                           static const std::regex kLabelName("[a-zA-Z_][a-zA-Z0-9_]*");
+                           if (!std::regex_match(name, kLabelName))
+                             throw bad_data("invalid label name: \"" + name + "\"");
+                           std::set<std::string> values;
+                           for (const auto& labels : matching_series(*source, req, false)) {
+                             for (const auto& l : labels) {
+                               if (l.first == name) values.insert(l.second);
+                             }
+                           }
+                           return success(string_array(values));
+                         },
+                         {"GET"}));
+  routes.push_back(route("/api/v1/metadata", "metric types and help (Prometheus API)",
+                         [](const HttpRequest& req) { return success(metadata_json(req)); }, {"GET"}));
+  routes.push_back(route("/api/v1/status/buildinfo", "",
+                         [](const HttpRequest&) {
+                           // Grafana reads the version to decide which PromQL features to offer; gpuwatch
+                           // answers the Prometheus API of 2.42 (the subset in docs/query.md), and says who
+                           // it is in "revision".
+                           return success(std::string(R"({"version":"2.42.0","revision":"gpuwatch )") +
+                                          GPUWATCH_VERSION +
+                                          R"(","branch":"","buildUser":"","buildDate":"","goVersion":""})");
+                         },
+                         {"GET"}));
+  return routes;
+}
+
+}  // namespace gpuwatch::query

@@ -1,0 +1,140 @@
+// The agent binary's alerting end to end, on the simulator's incidents node one hour in (GPU 3 has fallen
+// off the bus): the GpuLost alert is evaluated from the snapshots, listed by /api/v1/alerts and by
+// `gpuwatch alerts`, exported as ALERTS on /metrics, delivered to a real Alertmanager, and the silence API
+// asks for the token. `gpuwatch alerts inhibit-rules` is checked by Alertmanager's own config checker.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "../cli/run_process.h"
+#include "alertmanager_process.h"
+#include "recording_server.h"
+
+namespace gpuwatch::alerting {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
+const std::string kIncidents = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/incidents-8xh200.yaml";
+
+class AgentAlerts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuwatch-agent-alerts-" + std::to_string(::getpid()));
+    fs::create_directories(dir_ / "am");
+    std::ofstream(dir_ / "token") << "t0ken\n";
+    am_ = std::make_unique<testing::AlertmanagerProcess>((dir_ / "am").string(), hook_.url() + "/hook");
+    ASSERT_TRUE(am_->start());
+    agent_ = std::make_unique<test::BackgroundProcess>(
+        std::vector<std::string>{kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents,
+                                 "--alertmanager-url", am_->url(), "--data-dir", (dir_ / "data").string(),
+                                 "--api-token-file", (dir_ / "token").string(), "--alert-labels",
+                                 "service=training"},
+        std::map<std::string, std::string>{
+            {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}});
+    const std::regex port_line(R"(\(port (\d+)\))");
+    for (int i = 0; i < 1000 && port_ == 0; ++i) {
+      std::smatch m;
+      const std::string log = agent_->stderr_text();
+      if (std::regex_search(log, m, port_line)) port_ = std::stoi(m[1]);
+      if (agent_->wait_exit(std::chrono::milliseconds(20))) break;
+    }
+    ASSERT_NE(port_, 0) << agent_->stderr_text();
+  }
+  void TearDown() override {
+    agent_.reset();
+    am_.reset();
+    fs::remove_all(dir_);
+  }
+  httplib::Result get(const std::string& path) const {
+    httplib::Client client("127.0.0.1", port_);
+    return client.Get(path);
+  }
+  // Polls the agent (it runs in wall time) until pred holds on the body of path.
+  bool wait_for(const std::string& path, const std::function<bool(const std::string&)>& pred) const {
+    for (int i = 0; i < 300; ++i) {
+      if (auto r = get(path); r && r->status == 200 && pred(r->body)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  fs::path dir_;
+  testing::RecordingServer hook_;
+  std::unique_ptr<testing::AlertmanagerProcess> am_;
+  std::unique_ptr<test::BackgroundProcess> agent_;
+  int port_ = 0;
+};
+
+TEST_F(AgentAlerts, LostGpuAlertsEverywhere) {
+  ASSERT_TRUE(wait_for("/api/v1/alerts", [](const std::string& b) {
+    return b.find("GpuLost") != std::string::npos;
+  })) << agent_->stderr_text();
+  const auto alerts = nlohmann::json::parse(get("/api/v1/alerts")->body)["data"]["alerts"];
+  ASSERT_EQ(alerts.size(), 1u) << alerts.dump();
+  const auto& a = alerts[0];
+  EXPECT_EQ(a["state"], "firing");
+  EXPECT_EQ(a["labels"]["gpu"], "3");
+  EXPECT_EQ(a["labels"]["severity"], "page");
+  EXPECT_EQ(a["labels"]["service"], "training");
+  EXPECT_EQ(a["labels"]["hostname"], "gpu-node-023");
+  EXPECT_NE(a["annotations"]["runbook_url"].get<std::string>().find("/runbooks/GpuLost"), std::string::npos);
+
+  EXPECT_TRUE(wait_for("/metrics", [](const std::string& b) {
+    return b.find("ALERTS{alertname=\"GpuLost\"") != std::string::npos &&
+           b.find("alertstate=\"firing\"} 1") != std::string::npos;
+  }));
+
+  // In Alertmanager, with the fingerprint the agent computed.
+  nlohmann::json in_am;
+  for (int i = 0; i < 200 && !(in_am.is_array() && !in_am.empty()); ++i) {
+    in_am = am_->alerts();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(in_am.is_array() && in_am.size() == 1) << in_am.dump();
+  EXPECT_EQ(in_am[0]["fingerprint"], a["fingerprint"]);
+  EXPECT_TRUE(hook_.wait_for([](const auto& b) { return !b.empty(); }));
+
+  const std::string url = "http://127.0.0.1:" + std::to_string(port_);
+  auto table = test::run_process({kBinary, "alerts", "--url", url});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("GpuLost"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("GPU 3 fell off the bus"), std::string::npos) << table.out;
+  auto json = test::run_process({kBinary, "alerts", "--json", "--url", url});
+  EXPECT_EQ(nlohmann::json::parse(json.out)["data"]["alerts"].size(), 1u);
+
+  // With an Alertmanager configured, silences belong there: the token is checked first, then refused.
+  httplib::Client client("127.0.0.1", port_);
+  const std::string silence = R"({"matchers":[{"name":"gpu","value":"3"}],"startsAt":"2026-01-01T00:00:00Z",
+                                  "endsAt":"2100-01-01T00:00:00Z"})";
+  EXPECT_EQ(client.Post("/api/v1/silences", silence, "application/json")->status, 401);
+  const auto refused =
+      client.Post("/api/v1/silences", {{"Authorization", "Bearer t0ken"}}, silence, "application/json");
+  EXPECT_EQ(refused->status, 409);
+  EXPECT_NE(refused->body.find("amtool"), std::string::npos);
+}
+
+TEST(AlertsCommand, InhibitRulesAreValidAlertmanagerConfig) {
+  const auto rules = test::run_process({kBinary, "alerts", "inhibit-rules"});
+  ASSERT_EQ(rules.exit_code, 0) << rules.err;
+  const auto path = fs::temp_directory_path() / ("gpuwatch-inhibit-" + std::to_string(::getpid()) + ".yml");
+  std::ofstream(path) << "route: {receiver: none}\nreceivers: [{name: none}]\n" << rules.out;
+  const auto check = test::run_process({AMTOOL_BINARY, "check-config", path.string()});
+  fs::remove(path);
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("inhibit rules: 2"), std::string::npos) << check.out;
+}
+
+TEST(AlertsCommand, NoAgentIsAClearError) {
+  const auto r = test::run_process({kBinary, "alerts", "--url", "http://127.0.0.1:1"});
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_NE(r.err.find("no agent answers at http://127.0.0.1:1"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpuwatch::alerting

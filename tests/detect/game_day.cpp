@@ -1,0 +1,100 @@
+#include "game_day.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "collector/collector.h"
+#include "detect/detection_sources.h"
+#include "sim_support.h"
+
+namespace gpuwatch::detect::test {
+namespace {
+
+std::string key_severity(Severity s) {
+  return s == Severity::kPage ? "page" : "ticket";
+}
+
+AlertKey key_of(const Condition& c) {
+  auto gpu = c.labels.find("gpu");
+  return {c.alertname, key_severity(c.severity), gpu == c.labels.end() ? "" : gpu->second};
+}
+
+// The kernel-log file the simulator writes as scenario time moves (GPUWATCH_SIM_KMSG), for one game day.
+class SimKernelLog {
+ public:
+  explicit SimKernelLog(const std::string& path) { setenv("GPUWATCH_SIM_KMSG", path.c_str(), 1); }
+  ~SimKernelLog() { unsetenv("GPUWATCH_SIM_KMSG"); }
+  SimKernelLog(const SimKernelLog&) = delete;
+  SimKernelLog& operator=(const SimKernelLog&) = delete;
+};
+
+}  // namespace
+
+GameDayResult run_game_day(const std::string& scenario_path, const GameDayOptions& options) {
+  gpuwatch::test::SimScenario scenario{gpuwatch::test::ScenarioFile{scenario_path}};
+  gpuwatch::test::TempDir dir;
+  const std::string kmsg = dir.path() + "/kmsg";
+  SimKernelLog kernel_log(kmsg);
+  gpuwatch::test::Sim sim;
+  sim.write_proc_tree(dir.path());
+  CollectorOptions o;
+  o.nvml_library = gpuwatch::test::sim_library_path();
+  o.proc_root = dir.path();
+  o.deadline = std::chrono::milliseconds(300);  // a hung GPU costs this much wall time per tick
+  Collector collector(o);
+  DetectionSources sources({kmsg, ""});
+  DetectorSet detectors(options.settings);
+
+  GameDayResult result;
+  std::map<AlertKey, double> holding_since;
+  for (double t = 0; t <= options.end_s; t += options.step_s) {
+    collector.clock().sleep_until_ms(sim.ms_at(t));
+    collector.tick();
+    const SnapshotPtr snap = collector.latest();
+    const auto conditions = detectors.evaluate(sources.gather(*snap));
+    std::map<AlertKey, double> still;
+    for (const auto& c : conditions) {
+      const AlertKey k = key_of(c);
+      const double since = holding_since.contains(k) ? holding_since[k] : t;
+      still[k] = since;
+      const double for_s = static_cast<double>(c.for_duration.count()) / 1000.0;
+      if (t - since >= for_s && !result.fired.contains(k)) {
+        result.fired[k] = t;
+        result.example[k] = c;
+      }
+    }
+    holding_since = std::move(still);
+  }
+  return result;
+}
+
+double Score::precision() const {
+  const auto positives = true_positives + false_positives;
+  return positives == 0 ? 1.0 : static_cast<double>(true_positives) / static_cast<double>(positives);
+}
+
+double Score::recall() const {
+  const auto relevant = true_positives + false_negatives;
+  return relevant == 0 ? 1.0 : static_cast<double>(true_positives) / static_cast<double>(relevant);
+}
+
+Score score(const std::set<AlertKey>& expected, const GameDayResult& result) {
+  Score s;
+  for (const auto& [k, t] : result.fired) {
+    if (std::get<0>(k) == "Watchdog") continue;
+    if (expected.contains(k))
+      ++s.true_positives;
+    else
+      ++s.false_positives;
+  }
+  for (const auto& k : expected)
+    if (!result.fired.contains(k)) ++s.false_negatives;
+  return s;
+}
+
+std::string describe(const AlertKey& k) {
+  return std::get<0>(k) + "{severity=" + std::get<1>(k) + ",gpu=" + std::get<2>(k) + "}";
+}
+
+}  // namespace gpuwatch::detect::test
