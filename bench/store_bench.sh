@@ -45,6 +45,9 @@ for tool in promtool prometheus victoria-metrics curl "$py"; do
   command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh)"
 done
 
+port_free() { ! ss -ltn | awk '{print $4}' | grep -q ":$1\$"; }
+for p in "$PROM_PORT" "$VM_PORT" "$GW_PORT"; do port_free "$p" || die "port $p is taken: set PORT_BASE"; done
+
 work=$(mktemp -d /tmp/gpuwatch-store-bench.XXXXXX)
 pids=()
 cleanup() {

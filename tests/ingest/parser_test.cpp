@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "ingest/exposition_parser.h"
@@ -147,6 +149,26 @@ TEST(TextNumbers, SampleValuesFollowPrometheusSpelling) {
   EXPECT_FALSE(parse_sample_value("1,5", v));
   EXPECT_FALSE(parse_sample_value("", v));
   EXPECT_FALSE(parse_sample_value("+-1", v));
+}
+
+TEST(TextNumbers, PlainDecimalsGiveTheSameDoubleAsTheGeneralParser) {
+  // The fast path for plain decimals must agree bit for bit with a correctly rounded parser.
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 200000; ++i) {
+    const int decimals = static_cast<int>(rng() % 8);
+    const std::uint64_t digits = rng() % (std::uint64_t{1} << (1 + rng() % 53));
+    std::string text = std::to_string(digits);
+    if (decimals > 0) {
+      text.insert(0, std::string(static_cast<std::size_t>(decimals), '0'));
+      text.insert(text.size() - static_cast<std::size_t>(decimals), ".");
+    }
+    if (rng() % 4 == 0) text.insert(0, "-");
+    double fast = 0;
+    double general = 0;
+    ASSERT_TRUE(parse_sample_value(text, fast)) << text;
+    std::from_chars(text.data(), text.data() + text.size(), general);
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(fast), std::bit_cast<std::uint64_t>(general)) << text;
+  }
 }
 
 TEST(TextNumbers, TimestampsInSecondsBecomeExactMilliseconds) {
