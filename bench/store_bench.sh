@@ -218,6 +218,11 @@ if [ "$have_store" = 1 ]; then
 else
   rec gw_queries "skipped: this build has no history store"
 fi
+# The engine's share on the same data held in memory: evaluation and JSON, no HTTP, no block decoding.
+if [ -x "$build/bench/ingest/engine_query_bench" ]; then
+  out=$("$build/bench/ingest/engine_query_bench" --start "$START" --end "$END" --runs "$QREPS" "$gen"/*.om)
+  for q in a b c; do rec "q_engine_${q}_ms" "$(json_field "$out" "q_${q}_ms")"; done
+fi
 
 # ---------------------------------------------------------------- 5. the second corpus
 log "5. second corpus: gpuwatch sim export of scenarios/incidents-8xh200.yaml, $SIM_DURATION at 1 s"

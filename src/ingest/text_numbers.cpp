@@ -104,7 +104,9 @@ bool parse_timestamp_seconds(std::string_view s, std::int64_t& out_ms) {
     return true;
   }
   std::int64_t sec = 0;
-  if (!whole.empty()) {
+  if (whole.size() <= 15) {  // digits only (checked above), so no overflow: the common case, quickly
+    for (const char c : whole) sec = sec * 10 + (c - '0');
+  } else {
     const auto r = std::from_chars(whole.data(), whole.data() + whole.size(), sec);
     if (r.ec != std::errc() || sec > kMaxSecondsExact) return false;
   }
