@@ -1,7 +1,10 @@
 // Encodes the shared GPU telemetry corpus with the history chunk codec and reports bytes/sample
 // (overall, per class of series, per metric family) and encode/decode samples/s (Google Benchmark).
 //
-//   codec_bench --corpus corpus.prom [--block-seconds 7200] [--zstd-level 3] [--no-entropy] [benchmark flags]
+//   codec_bench --corpus corpus.prom [--block-seconds 7200] [--zstd-level 3] [--no-entropy] [--no-reference]
+//               [benchmark flags]
+// Energy counters are coded against the power of the same GPU (store/reference_pairs.h) unless
+// --no-reference.
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -16,6 +19,7 @@
 
 #include "corpus.h"
 #include "store/chunk_codec.h"
+#include "store/reference_pairs.h"
 
 namespace gpuwatch::bench {
 namespace {
@@ -27,6 +31,7 @@ struct BlockInput {
   std::size_t series = 0;
   std::span<const std::int64_t> t;
   std::span<const double> v;
+  store::SeriesReference reference;  // the paired series' samples over the same window, if any
 };
 
 struct Run {
@@ -35,18 +40,45 @@ struct Run {
   std::vector<std::vector<std::uint8_t>> encoded;
   std::size_t samples = 0;
   store::EncodeOptions options;
+  bool references = true;
 };
 
+std::string family_of(const std::string& name);
+
+// The index of each series' reference series (reference_pairs.h), or -1.
+std::vector<long> reference_index(const std::vector<CorpusSeries>& corpus) {
+  std::map<std::string, long> by_name;
+  for (std::size_t s = 0; s < corpus.size(); ++s) by_name[corpus[s].name] = static_cast<long>(s);
+  std::vector<long> out(corpus.size(), -1);
+  for (std::size_t s = 0; s < corpus.size(); ++s) {
+    const std::string family = family_of(corpus[s].name);
+    const std::string_view ref = store::reference_metric_for(family);
+    if (ref.empty()) continue;
+    const auto it = by_name.find(std::string(ref) + corpus[s].name.substr(family.size()));
+    if (it != by_name.end() && corpus[it->second].timestamps_ms == corpus[s].timestamps_ms)
+      out[s] = it->second;
+  }
+  return out;
+}
+
 // Blocks are aligned windows of `block_ms` since the epoch, as the store will cut them.
-std::vector<BlockInput> cut_blocks(const std::vector<CorpusSeries>& corpus, std::int64_t block_ms) {
+std::vector<BlockInput> cut_blocks(const std::vector<CorpusSeries>& corpus, std::int64_t block_ms,
+                                   bool references) {
   std::vector<BlockInput> blocks;
+  const std::vector<long> refs = reference_index(corpus);
   for (std::size_t s = 0; s < corpus.size(); ++s) {
     const auto& t = corpus[s].timestamps_ms;
     std::size_t begin = 0;
     for (std::size_t i = 1; i <= t.size(); ++i) {
       if (i == t.size() || t[i] / block_ms != t[begin] / block_ms) {
+        store::SeriesReference ref;
+        if (references && refs[s] >= 0) {
+          const auto& r = corpus[static_cast<std::size_t>(refs[s])];
+          ref = {std::span(r.timestamps_ms).subspan(begin, i - begin),
+                 std::span(r.values).subspan(begin, i - begin)};
+        }
         blocks.push_back({s, std::span(t).subspan(begin, i - begin),
-                          std::span(corpus[s].values).subspan(begin, i - begin)});
+                          std::span(corpus[s].values).subspan(begin, i - begin), ref});
         begin = i;
       }
     }
@@ -93,7 +125,7 @@ int report(Run& run) {
   BlockEncoder encoder(run.options);
   const auto e0 = std::chrono::steady_clock::now();
   run.encoded.clear();
-  for (const auto& b : run.blocks) run.encoded.push_back(encoder.encode(b.t, b.v));
+  for (const auto& b : run.blocks) run.encoded.push_back(encoder.encode(b.t, b.v, b.reference));
   const auto e1 = std::chrono::steady_clock::now();
 
   BlockDecoder decoder;
@@ -105,8 +137,8 @@ int report(Run& run) {
   std::map<std::string, Tally> by_encoding;
   const auto d0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < run.blocks.size(); ++i) {
-    decoder.decode_into(run.encoded[i], t, v);
     const auto& in = run.blocks[i];
+    decoder.decode_into(run.encoded[i], t, v, in.reference);
     if (!std::equal(t.begin(), t.end(), in.t.begin(), in.t.end()) ||
         std::memcmp(v.data(), in.v.data(), v.size() * sizeof(double)) != 0) {
       ++mismatched;
@@ -120,7 +152,8 @@ int report(Run& run) {
     per_series[s].bytes += run.encoded[i].size();
     per_series[s].samples += info.samples;
     any_xor[s] = any_xor[s] || info.values == store::ValueEncoding::kXor;
-    auto& e = by_encoding[std::string(store::to_string(info.values)) + (info.zstd ? " + zstd" : "")];
+    auto& e = by_encoding[std::string(store::to_string(info.values)) + (info.zstd ? " + zstd" : "") +
+                          (info.needs_reference ? " + reference" : "")];
     ++e.series;  // counts blocks in this table
     e.samples += info.samples;
     e.bytes += run.encoded[i].size();
@@ -159,7 +192,7 @@ void register_benchmarks(Run& run) {
       [&run](benchmark::State& state) {
         BlockEncoder encoder(run.options);
         for (auto _ : state) {
-          for (const auto& b : run.blocks) benchmark::DoNotOptimize(encoder.encode(b.t, b.v));
+          for (const auto& b : run.blocks) benchmark::DoNotOptimize(encoder.encode(b.t, b.v, b.reference));
         }
         state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(run.samples));
       })
@@ -172,8 +205,8 @@ void register_benchmarks(Run& run) {
         std::vector<std::int64_t> t;
         std::vector<double> v;
         for (auto _ : state) {
-          for (const auto& block : run.encoded) {
-            decoder.decode_into(block, t, v);
+          for (std::size_t i = 0; i < run.encoded.size(); ++i) {
+            decoder.decode_into(run.encoded[i], t, v, run.blocks[i].reference);
             benchmark::DoNotOptimize(v.data());
           }
         }
@@ -188,7 +221,7 @@ void register_benchmarks(Run& run) {
 
 int main(int argc, char** argv) {
   using namespace gpuwatch::bench;
-  std::string corpus_path;
+  std::vector<std::string> corpus_paths;
   std::int64_t block_seconds = 7200;
   Run run;
   std::vector<char*> rest{argv[0]};
@@ -197,31 +230,47 @@ int main(int argc, char** argv) {
     if ((a == "--corpus" || a == "--block-seconds" || a == "--zstd-level") && i + 1 < argc) {
       const std::string value = argv[++i];
       if (a == "--corpus")
-        corpus_path = value;
+        corpus_paths.push_back(value);
       else if (a == "--block-seconds")
         block_seconds = std::stoll(value);
       else
         run.options.zstd_level = std::stoi(value);
     } else if (a == "--no-entropy") {
       run.options.entropy_coding = false;
+    } else if (a == "--no-reference") {
+      run.references = false;
     } else {
       rest.push_back(argv[i]);
     }
   }
-  if (corpus_path.empty() || block_seconds <= 0) {
+  if (corpus_paths.empty() || block_seconds <= 0) {
     std::fprintf(stderr,
-                 "usage: codec_bench --corpus FILE.prom [--block-seconds 7200] [--zstd-level 3] "
-                 "[--no-entropy] [benchmark flags]\n");
+                 "usage: codec_bench --corpus FILE.prom [--corpus FILE.prom...] [--block-seconds 7200] "
+                 "[--zstd-level 3] "
+                 "[--no-entropy] [--no-reference] [benchmark flags]\n");
     return 2;
   }
   try {
-    run.corpus = load_prometheus_text(corpus_path);
+    // Several files (a split export, in time order) make one corpus: series are joined by name.
+    std::map<std::string, std::size_t> index;
+    for (const auto& path : corpus_paths) {
+      for (auto& s : load_prometheus_text(path)) {
+        const auto [it, added] = index.try_emplace(s.name, run.corpus.size());
+        if (added) {
+          run.corpus.push_back(std::move(s));
+          continue;
+        }
+        auto& into = run.corpus[it->second];
+        into.timestamps_ms.insert(into.timestamps_ms.end(), s.timestamps_ms.begin(), s.timestamps_ms.end());
+        into.values.insert(into.values.end(), s.values.begin(), s.values.end());
+      }
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "codec_bench: %s\n", e.what());
     return 1;
   }
   for (const auto& s : run.corpus) run.samples += s.values.size();
-  run.blocks = cut_blocks(run.corpus, block_seconds * 1000);
+  run.blocks = cut_blocks(run.corpus, block_seconds * 1000, run.references);
   std::printf("blocks: aligned %lld s windows\n", static_cast<long long>(block_seconds));
   const int rc = report(run);
   int bargc = static_cast<int>(rest.size());

@@ -14,6 +14,7 @@ namespace gpuwatch {
 void add_sim_command(CLI::App& app, CommandAction& action) {
   CLI::App* sim = app.add_subcommand("sim", "Tools for the bundled NVML simulator");
   sim->require_subcommand(1);
+  add_sim_export_command(*sim, action);
   CLI::App* tree = sim->add_subcommand("proc-tree", "Write the scenario's fake /proc tree under --proc-root");
   auto flags = std::make_shared<AgentFlags>(*tree);
   tree->callback([&action, flags] {

@@ -1,4 +1,4 @@
-// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query).
+// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query, alerts, import).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   gpuwatch::add_sim_command(app, action);
   gpuwatch::add_query_command(app, action);
   gpuwatch::add_alerts_command(app, action);
+  gpuwatch::add_import_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -90,8 +90,7 @@ void append_escaped_label_value(std::string& out, std::string_view value) {
   append_escaped(out, value, true);
 }
 
-void append_family(std::string& out, const Family& family, ExpositionFormat format) {
-  if (family.series.empty()) return;
+void append_family_header(std::string& out, const Family& family, ExpositionFormat format) {
   if (format == ExpositionFormat::kText004) {
     out += "# HELP ";
     out += family.name;
@@ -125,6 +124,11 @@ void append_family(std::string& out, const Family& family, ExpositionFormat form
     append_escaped(out, family.help, true);
     out += '\n';
   }
+}
+
+void append_family(std::string& out, const Family& family, ExpositionFormat format) {
+  if (family.series.empty()) return;
+  append_family_header(out, family, format);
   for (const auto& s : family.series) append_series(out, family.name, s);
 }
 

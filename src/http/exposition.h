@@ -39,6 +39,10 @@ void append_value(std::string& out, double value);
 // Label value escaping (backslash, double quote, line feed), the same in both formats.
 void append_escaped_label_value(std::string& out, std::string_view value);
 
+// Appends a family's comment lines only (HELP and TYPE; OpenMetrics: TYPE, UNIT, HELP under the family name
+// without its _total or _info suffix), for writers that print the samples themselves (with timestamps).
+void append_family_header(std::string& out, const Family& family, ExpositionFormat format);
+
 // Appends one family (comments, then its series). A family with no series is skipped: an empty family
 // says nothing and some parsers reject it.
 void append_family(std::string& out, const Family& family, ExpositionFormat format);

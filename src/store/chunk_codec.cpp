@@ -3,6 +3,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -15,6 +16,7 @@ namespace {
 
 constexpr std::uint8_t kMagic[3] = {'G', 'W', 'C'};
 constexpr std::uint8_t kFlagZstd = 0x01;
+constexpr std::uint8_t kFlagReference = 0x02;
 constexpr std::size_t kChecksumBytes = 4;
 constexpr std::size_t kMinBlockBytes = 3 + 1 + 1 + 1 + 4 + kChecksumBytes;
 constexpr std::size_t kSmallestPayloadWorthZstd = 32;
@@ -68,7 +70,7 @@ Header read_header(std::span<const std::uint8_t> block) {
            std::to_string(kBlockFormatVersion) + ")");
   }
   const std::uint8_t flags = r.u8("flags");
-  if ((flags & ~kFlagZstd) != 0) r.fail("unknown flags " + std::to_string(flags));
+  if ((flags & ~(kFlagZstd | kFlagReference)) != 0) r.fail("unknown flags " + std::to_string(flags));
   const std::uint8_t encoding = r.u8("value encoding");
   if (encoding > static_cast<std::uint8_t>(ValueEncoding::kXor)) {
     r.fail("unknown value encoding " + std::to_string(encoding));
@@ -76,6 +78,7 @@ Header read_header(std::span<const std::uint8_t> block) {
   Header h;
   h.info.values = static_cast<ValueEncoding>(encoding);
   h.info.zstd = (flags & kFlagZstd) != 0;
+  h.info.needs_reference = (flags & kFlagReference) != 0;
   const std::uint64_t samples = r.varint("sample count");
   if (samples == 0 || samples > kMaxBlockSamples) {
     r.fail("sample count " + std::to_string(samples) + " outside 1.." + std::to_string(kMaxBlockSamples));
@@ -135,11 +138,13 @@ struct BlockEncoder::Zstd {
 };
 
 ValueEncoding BlockEncoder::encode_payload(std::span<const std::int64_t> dod, std::span<const double> values,
-                                           IntPacking packing, std::vector<std::uint8_t>& raw) {
+                                           IntPacking packing, std::vector<std::uint8_t>& raw,
+                                           ValueContext& context) {
   raw.clear();
   ByteWriter payload(raw);
   encode_int_column(dod, payload, packing);
-  return encode_values(values, payload, packing);
+  context.used_reference = false;
+  return encode_values(values, payload, packing, context);
 }
 
 // Compressed size, or the largest size_t when zstd fails (the caller then keeps the uncompressed payload).
@@ -165,8 +170,15 @@ BlockEncoder::~BlockEncoder() = default;
 BlockEncoder::BlockEncoder(BlockEncoder&&) noexcept = default;
 BlockEncoder& BlockEncoder::operator=(BlockEncoder&&) noexcept = default;
 
-std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, std::span<const double> v) {
+std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, std::span<const double> v,
+                                               SeriesReference reference) {
   check_input(t, v);
+  ValueContext context;
+  context.timestamps_ms = t;
+  if (reference.values.size() == t.size() &&
+      std::equal(t.begin(), t.end(), reference.timestamps_ms.begin(), reference.timestamps_ms.end())) {
+    context.reference = reference.values;
+  }
   const std::size_t n = t.size();
 
   // Time column: first delta, then deltas of deltas. Unsigned arithmetic keeps any int64 range exact.
@@ -178,7 +190,8 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
     prev_delta = delta;
   }
   // Varint payload (zstd-compressed when that pays), then an entropy-coded one; keep the smaller.
-  const ValueEncoding encoding = encode_payload(dod, v, IntPacking::kVarint, zstd_->raw);
+  ValueEncoding encoding = encode_payload(dod, v, IntPacking::kVarint, zstd_->raw, context);
+  bool used_reference = context.used_reference;
   const std::vector<std::uint8_t>* body = &zstd_->raw;
   std::size_t raw_size = zstd_->raw.size();
   bool packed = false;
@@ -189,8 +202,11 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
       packed = true;
     }
     if (options_.entropy_coding) {
-      encode_payload(dod, v, IntPacking::kEntropy, zstd_->entropy);
+      const ValueEncoding entropy_encoding =
+          encode_payload(dod, v, IntPacking::kEntropy, zstd_->entropy, context);
       if (zstd_->entropy.size() < body->size() + (packed ? varint_size(raw_size) : 0)) {
+        encoding = entropy_encoding;
+        used_reference = context.used_reference;
         body = &zstd_->entropy;
         raw_size = body->size();
         packed = false;
@@ -203,7 +219,7 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
   ByteWriter w(block);
   for (const std::uint8_t m : kMagic) w.u8(m);
   w.u8(kBlockFormatVersion);
-  w.u8(packed ? kFlagZstd : 0);
+  w.u8(static_cast<std::uint8_t>((packed ? kFlagZstd : 0) | (used_reference ? kFlagReference : 0)));
   w.u8(static_cast<std::uint8_t>(encoding));
   w.varint(n);
   w.svarint(t[0]);
@@ -220,14 +236,14 @@ BlockDecoder::~BlockDecoder() = default;
 BlockDecoder::BlockDecoder(BlockDecoder&&) noexcept = default;
 BlockDecoder& BlockDecoder::operator=(BlockDecoder&&) noexcept = default;
 
-DecodedBlock BlockDecoder::decode(std::span<const std::uint8_t> block) {
+DecodedBlock BlockDecoder::decode(std::span<const std::uint8_t> block, SeriesReference reference) {
   DecodedBlock d;
-  decode_into(block, d.timestamps_ms, d.values);
+  decode_into(block, d.timestamps_ms, d.values, reference);
   return d;
 }
 
 void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& t,
-                               std::vector<double>& v) {
+                               std::vector<double>& v, SeriesReference reference) {
   const Header h = read_header(block);
   std::span<const std::uint8_t> payload = block.subspan(h.payload_offset, h.payload_bytes);
   if (h.info.zstd) {
@@ -252,7 +268,17 @@ void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<
     delta += static_cast<std::uint64_t>(t[i]);
     t[i] = static_cast<std::int64_t>(static_cast<std::uint64_t>(t[i - 1]) + delta);
   }
-  decode_values(h.info.values, r, v);
+  ValueContext context;
+  context.timestamps_ms = t;
+  if (h.info.needs_reference) {
+    if (reference.values.size() != n ||
+        !std::equal(t.begin(), t.end(), reference.timestamps_ms.begin(), reference.timestamps_ms.end())) {
+      throw CodecError("block values are coded against a reference series: decoding needs that series' " +
+                       std::to_string(n) + " samples at the block's timestamps");
+    }
+    context.reference = reference.values;
+  }
+  decode_values(h.info.values, r, v, context);
   if (r.remaining() != 0) r.fail(std::to_string(r.remaining()) + " unexpected trailing bytes");
   if (t[n - 1] != h.info.last_ms) {
     throw CodecError("block time column ends at " + std::to_string(t[n - 1]) + " ms but the header says " +
@@ -265,12 +291,13 @@ BlockInfo inspect_block(std::span<const std::uint8_t> block) {
 }
 
 std::vector<std::uint8_t> encode_block(std::span<const std::int64_t> timestamps_ms,
-                                       std::span<const double> values, EncodeOptions options) {
-  return BlockEncoder(options).encode(timestamps_ms, values);
+                                       std::span<const double> values, EncodeOptions options,
+                                       SeriesReference reference) {
+  return BlockEncoder(options).encode(timestamps_ms, values, reference);
 }
 
-DecodedBlock decode_block(std::span<const std::uint8_t> block) {
-  return BlockDecoder().decode(block);
+DecodedBlock decode_block(std::span<const std::uint8_t> block, SeriesReference reference) {
+  return BlockDecoder().decode(block, reference);
 }
 
 }  // namespace gpuwatch::store

@@ -22,6 +22,15 @@ namespace gpuwatch::store {
 inline constexpr std::uint8_t kBlockFormatVersion = 1;
 inline constexpr std::size_t kMaxBlockSamples = std::size_t{1} << 22;
 
+// Another series' samples that a block's values may be coded against (an energy counter against the power
+// it integrates: its increments then cost only the counter's own noise). The store chooses the pairs; the
+// encoder uses the reference only when its timestamps are the block's and it pays; a block that used one
+// says so (BlockInfo::needs_reference) and decodes only with the same reference samples.
+struct SeriesReference {
+  std::span<const std::int64_t> timestamps_ms;
+  std::span<const double> values;
+};
+
 struct EncodeOptions {
   int zstd_level = 3;          // 0 disables zstd; otherwise zstd is kept only when it makes the block smaller
   bool entropy_coding = true;  // also try entropy-coded columns and keep them when smaller
@@ -34,6 +43,7 @@ struct BlockInfo {
   std::int64_t last_ms = 0;
   ValueEncoding values = ValueEncoding::kConstant;
   bool zstd = false;
+  bool needs_reference = false;
   std::size_t encoded_bytes = 0;
 };
 
@@ -51,12 +61,12 @@ class BlockEncoder {
   BlockEncoder& operator=(BlockEncoder&&) noexcept;
 
   std::vector<std::uint8_t> encode(std::span<const std::int64_t> timestamps_ms,
-                                   std::span<const double> values);
+                                   std::span<const double> values, SeriesReference reference = {});
 
  private:
   struct Zstd;
   ValueEncoding encode_payload(std::span<const std::int64_t> dod, std::span<const double> values,
-                               IntPacking packing, std::vector<std::uint8_t>& raw);
+                               IntPacking packing, std::vector<std::uint8_t>& raw, ValueContext& context);
   std::size_t compress(const std::vector<std::uint8_t>& raw, std::vector<std::uint8_t>& out);
 
   EncodeOptions options_;
@@ -71,10 +81,11 @@ class BlockDecoder {
   BlockDecoder(BlockDecoder&&) noexcept;
   BlockDecoder& operator=(BlockDecoder&&) noexcept;
 
-  DecodedBlock decode(std::span<const std::uint8_t> block);
+  // `reference` is needed (and checked) only for blocks whose BlockInfo::needs_reference is set.
+  DecodedBlock decode(std::span<const std::uint8_t> block, SeriesReference reference = {});
   // Same, into caller-owned vectors (resized), so a reader can reuse their memory.
   void decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& timestamps_ms,
-                   std::vector<double>& values);
+                   std::vector<double>& values, SeriesReference reference = {});
 
  private:
   struct Zstd;
@@ -86,7 +97,8 @@ BlockInfo inspect_block(std::span<const std::uint8_t> block);
 
 // One-shot conveniences.
 std::vector<std::uint8_t> encode_block(std::span<const std::int64_t> timestamps_ms,
-                                       std::span<const double> values, EncodeOptions options = {});
-DecodedBlock decode_block(std::span<const std::uint8_t> block);
+                                       std::span<const double> values, EncodeOptions options = {},
+                                       SeriesReference reference = {});
+DecodedBlock decode_block(std::span<const std::uint8_t> block, SeriesReference reference = {});
 
 }  // namespace gpuwatch::store

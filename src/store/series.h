@@ -70,6 +70,22 @@ class SeriesAppender {
  public:
   virtual ~SeriesAppender() = default;
   virtual std::string append(const Labels& labels, std::int64_t t_ms, double value) = 0;
+
+  struct Rejection {
+    std::size_t index;  // of the point in the batch
+    std::string reason;
+  };
+  // A batch of one series' points in time order, with the same outcome as append() of each in turn (which
+  // is what this default does); a store may override it to look the series up once a batch. Import uses it.
+  virtual std::vector<Rejection> append_points(const Labels& labels, std::span<const Point> points) {
+    std::vector<Rejection> rejected;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (std::string reason = append(labels, points[i].t_ms, points[i].value); !reason.empty()) {
+        rejected.push_back({i, std::move(reason)});
+      }
+    }
+    return rejected;
+  }
   // Makes everything appended so far durable (a WAL sync); import calls it at the end.
   virtual void commit() = 0;
 };

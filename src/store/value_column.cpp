@@ -20,7 +20,8 @@ const char* to_string(ValueEncoding e) {
   return "unknown";
 }
 
-ValueEncoding encode_values(std::span<const double> values, ByteWriter& out, IntPacking packing) {
+ValueEncoding encode_values(std::span<const double> values, ByteWriter& out, IntPacking packing,
+                            ValueContext& context) {
   const auto first = std::bit_cast<std::uint64_t>(values[0]);
   bool constant = true;
   for (const double v : values) {
@@ -33,12 +34,13 @@ ValueEncoding encode_values(std::span<const double> values, ByteWriter& out, Int
     out.fixed(first, 8);
     return ValueEncoding::kConstant;
   }
-  if (encode_decimal_values(values, out, packing)) return ValueEncoding::kDecimal;
+  if (encode_decimal_values(values, out, packing, context)) return ValueEncoding::kDecimal;
   encode_xor_values(values, out);
   return ValueEncoding::kXor;
 }
 
-void decode_values(ValueEncoding encoding, ByteReader& in, std::span<double> out) {
+void decode_values(ValueEncoding encoding, ByteReader& in, std::span<double> out,
+                   const ValueContext& context) {
   switch (encoding) {
     case ValueEncoding::kConstant: {
       const double v = std::bit_cast<double>(in.fixed(8, "constant value"));
@@ -46,7 +48,7 @@ void decode_values(ValueEncoding encoding, ByteReader& in, std::span<double> out
       return;
     }
     case ValueEncoding::kDecimal:
-      decode_decimal_values(in, out);
+      decode_decimal_values(in, out, context);
       return;
     case ValueEncoding::kXor:
       decode_xor_values(in, out);

@@ -17,11 +17,21 @@ enum class ValueEncoding : std::uint8_t {
 
 const char* to_string(ValueEncoding e);
 
+// What a value column may be coded against besides its own values: the block's timestamps and, when the
+// store pairs the series with another one (an energy counter with the power it integrates), that series'
+// values at the same timestamps. The decoder must be given the same context the encoder had.
+struct ValueContext {
+  std::span<const std::int64_t> timestamps_ms;
+  std::span<const double> reference;  // empty: none; else one value per timestamp
+  bool used_reference = false;        // set by the encoder when the column depends on the reference
+};
+
 // Writes `values` (at least one) and returns the encoding chosen; the caller records it.
-ValueEncoding encode_values(std::span<const double> values, ByteWriter& out,
-                            IntPacking packing = IntPacking::kVarint);
+ValueEncoding encode_values(std::span<const double> values, ByteWriter& out, IntPacking packing,
+                            ValueContext& context);
 
 // Reads exactly out.size() values written with `encoding`; throws CodecError when malformed.
-void decode_values(ValueEncoding encoding, ByteReader& in, std::span<double> out);
+void decode_values(ValueEncoding encoding, ByteReader& in, std::span<double> out,
+                   const ValueContext& context);
 
 }  // namespace gpuwatch::store

@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# `make bench-store`: gpuwatch's history store side by side with Prometheus 2.42 and VictoriaMetrics 1.79, in
+# one run on identical data. Usage: bench/store_bench.sh BUILD_DIR
+#   1. the shared corpus: 24 h of NVML-shaped telemetry, 8 GPUs x 30 series at 1 s (bench/store/
+#      gen_gpu_openmetrics.py, the same generator, seed and window as the peers' reference figures)
+#   2. parse speed of import (parse only, and import --dry-run end to end) and the codec's bytes/sample
+#   3. ingest + bytes/sample of the whole data dir: gpuwatch import, promtool tsdb create-blocks-from
+#      openmetrics, VictoriaMetrics /api/v1/import/prometheus (+ force_flush, force_merge)
+#   4. three range queries through each one's HTTP API (/api/v1/query_range), medians of QREPS runs, the
+#      VictoriaMetrics cache off (-search.disableCache)
+#   5. the second corpus: `gpuwatch sim export` of the incidents scenario (per-process series, GPM ratios),
+#      bytes/sample per class of series, and the agent's RSS holding it
+# Results: bench/results/store.json and store.md. Steps that need a part gpuwatch does not have yet (the store
+# engine, the query API) are reported as skipped. Servers listen on 127.0.0.1 only and are stopped (by PID) on
+# exit; data lives under a temp dir that is removed (KEEP=1 keeps it).
+#
+# Knobs: DURATION (86400 s), START (unix s, 2 h aligned; default yesterday 00:00 UTC), REPS (3), QREPS (5),
+# SIM_DURATION (24h), PORT_BASE (19580), CORPUS_DIR (reuse a generated corpus there).
+set -euo pipefail
+
+build=${1:-build}
+[ -d "$build" ] || { echo "store bench: no build directory $build" >&2; exit 1; }
+build=$(cd "$build" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+results="$here/results"
+py=python3
+DURATION=${DURATION:-86400}
+START=${START:-$(date -u -d 'yesterday 00:00' +%s)}
+REPS=${REPS:-3}
+QREPS=${QREPS:-5}
+SIM_DURATION=${SIM_DURATION:-24h}
+PORT_BASE=${PORT_BASE:-19580}
+PROM_PORT=$((PORT_BASE + 1))
+VM_PORT=$((PORT_BASE + 2))
+GW_PORT=$((PORT_BASE + 3))
+END=$((START + DURATION - 1))
+
+gpuwatch="$build/gpuwatch"
+die() { echo "store bench: $*" >&2; exit 1; }
+for tool in "$gpuwatch" "$build/bench/ingest/parse_bench" "$build/bench/codec/codec_bench"; do
+  [ -x "$tool" ] || die "$tool is missing: build the targets gpuwatch parse_bench codec_bench"
+done
+for tool in promtool prometheus victoria-metrics curl "$py"; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (scripts/install-deps.sh)"
+done
+
+port_free() { ! ss -ltn | awk '{print $4}' | grep -q ":$1\$"; }
+for p in "$PROM_PORT" "$VM_PORT" "$GW_PORT"; do port_free "$p" || die "port $p is taken: set PORT_BASE"; done
+
+work=$(mktemp -d /tmp/gpuwatch-store-bench.XXXXXX)
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$results"
+env_file="$work/results.env"
+: > "$env_file"
+rec() { echo "$1=$2" >> "$env_file"; echo "  $1=$2"; }
+log() { echo "[$(date -u +%H:%M:%S)] $*"; }
+now() { date +%s.%N; }
+elapsed() { "$py" -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$2"; }
+median() { "$py" -c "import sys, statistics; print('%.6g' % statistics.median([float(x) for x in sys.argv[1:]]))" "$@"; }
+ratio() { "$py" -c "import sys; print('%.4g' % (float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"; }
+json_field() { "$py" -c "import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
+wait_http() { local i; for i in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done; return 1; }
+metric() { curl -s "$1/metrics" | awk -v m="$2" '$1 == m {print $2}' | head -1; }
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+stop_pid() {
+  local p=$1 i keep=() q
+  kill "$p" 2>/dev/null || true
+  for i in $(seq 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+  wait "$p" 2>/dev/null || true
+  for q in "${pids[@]}"; do [ "$q" != "$p" ] && keep+=("$q"); done
+  pids=("${keep[@]}")
+}
+
+# ---------------------------------------------------------------- 1. the shared corpus
+gen=${CORPUS_DIR:-$work/gen}
+log "1. shared corpus: 8 GPUs x 30 series, ${DURATION} s at 1 s, start $START, in $gen"
+if [ ! -f "$gen/.done-$START-$DURATION" ]; then
+  rm -rf "$gen"; mkdir -p "$gen"
+  "$py" "$here/store/gen_gpu_openmetrics.py" --duration "$DURATION" --start "$START" --out-dir "$gen" \
+    --format both > "$gen/gen.log"
+  touch "$gen/.done-$START-$DURATION"
+fi
+SAMPLES=$(awk '/^TOTAL_SAMPLES/ {print $2}' "$gen/gen.log")
+rec samples "$SAMPLES"
+rec data_start "$START"
+
+# ---------------------------------------------------------------- 2. parse speed and codec
+log "2. import parse speed (one core) and the codec on the same data"
+cat "$gen"/*.prom "$gen"/*.om > /dev/null   # from the page cache, not the disk
+for fmt in prom om; do
+  out=$("$build/bench/ingest/parse_bench" "$gen"/*.$fmt)
+  rec "parse_${fmt}_samples_per_s" "$(json_field "$out" samples_per_s)"
+  rec "parse_${fmt}_samples_per_cpu_s" "$(json_field "$out" samples_per_cpu_s)"
+done
+t0=$(now)
+"$gpuwatch" import --dry-run --quiet "$gen"/*.om > "$work/dry-run.txt"
+rec import_dry_run_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(elapsed "$t0" "$(now)")))")"
+"$build/bench/codec/codec_bench" $(for f in "$gen"/*.prom; do printf -- '--corpus %s ' "$f"; done) \
+  --benchmark_filter='^$' > "$work/codec-shared.txt"
+rec codec_bytes_per_sample "$(awk '/^overall:/ {print $4}' "$work/codec-shared.txt")"
+cp "$work/codec-shared.txt" "$results/store-codec-shared.txt"
+
+# ---------------------------------------------------------------- 3. ingest and bytes on disk
+log "3a. gpuwatch import into a data dir"
+gw_data=$work/gw-data
+have_store=0
+if "$gpuwatch" import --data-dir "$work/probe-data" --quiet "$root/tests/ingest/data/small.om" > /dev/null 2>&1; then
+  have_store=1
+  gtimes=()
+  for r in $(seq "$REPS"); do
+    rm -rf "$gw_data"
+    t0=$(now)
+    "$gpuwatch" import --data-dir "$gw_data" --quiet "$gen"/*.om > "$work/gw-import-$r.txt"
+    gtimes+=("$(elapsed "$t0" "$(now)")")
+  done
+  rec gw_import_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(median "${gtimes[@]}")))")"
+  rec gw_dir_bytes "$(du -sb "$gw_data" | cut -f1)"
+  rec gw_bytes_per_sample "$(ratio "$(du -sb "$gw_data" | cut -f1)" "$SAMPLES")"
+else
+  rec gw_import "skipped: this build has no history store"
+fi
+
+log "3b. Prometheus: promtool tsdb create-blocks-from openmetrics"
+ptimes=()
+for r in $(seq "$REPS"); do
+  d=$work/prom-$r; rm -rf "$d"; mkdir -p "$d"
+  t0=$(now)
+  for f in "$gen"/*.om; do promtool tsdb create-blocks-from openmetrics -q "$f" "$d" > /dev/null; done
+  ptimes+=("$(elapsed "$t0" "$(now)")")
+  [ "$r" -gt 1 ] && rm -rf "$d"
+done
+rec prom_import_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(median "${ptimes[@]}")))")"
+printf 'global:\n  scrape_interval: 1m\nscrape_configs: []\n' > "$work/prometheus.yml"
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom-1" \
+  --storage.tsdb.retention.time=15d --web.listen-address="127.0.0.1:$PROM_PORT" > "$work/prometheus.log" 2>&1 &
+PROM_PID=$!; pids+=("$PROM_PID")
+PROM=http://127.0.0.1:$PROM_PORT
+wait_http "$PROM/-/ready" || die "prometheus did not start (log: $work/prometheus.log)"
+for i in $(seq 150); do   # its first compaction starts about a minute after start
+  v=$(metric "$PROM" prometheus_tsdb_compactions_triggered_total); [ -n "$v" ] && [ "$v" != "0" ] && break; sleep 1
+done
+prev=""; stable=0
+for i in $(seq 60); do
+  cur="$(metric "$PROM" prometheus_tsdb_compactions_total) $(metric "$PROM" prometheus_tsdb_blocks_loaded)"
+  if [ "$cur" = "$prev" ]; then stable=$((stable + 1)); else stable=0; fi
+  [ $stable -ge 3 ] && break; prev=$cur; sleep 2
+done
+"$py" "$here/store/measure_dir.py" prom "$work/prom-1" > "$work/prom-size.txt"
+rec prom_bytes_per_sample "$(awk -F= '$1=="dir_bytes_per_sample" {print $2}' "$work/prom-size.txt")"
+kill -STOP "$PROM_PID"
+
+log "3c. VictoriaMetrics: /api/v1/import/prometheus + force_flush"
+VM=http://127.0.0.1:$VM_PORT
+vtimes=()
+for r in $(seq "$REPS"); do
+  d=$work/vm-$r; rm -rf "$d"
+  victoria-metrics -storageDataPath="$d" -httpListenAddr="127.0.0.1:$VM_PORT" -retentionPeriod=100y \
+    -search.disableCache -search.maxPointsPerTimeseries=100000 > "$work/vm-$r.log" 2>&1 &
+  VM_PID=$!; pids+=("$VM_PID")
+  wait_http "$VM/health" || die "victoria-metrics did not start"
+  t0=$(now)
+  for f in "$gen"/*.prom; do
+    curl -sS --fail -H 'Content-Type: text/plain' --data-binary @"$f" "$VM/api/v1/import/prometheus"
+  done
+  curl -sS --fail "$VM/internal/force_flush"
+  vtimes+=("$(elapsed "$t0" "$(now)")")
+  if [ "$r" -lt "$REPS" ]; then stop_pid "$VM_PID"; rm -rf "$d"; fi
+done
+rec vm_import_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(median "${vtimes[@]}")))")"
+nlog=$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)
+curl -sS --fail "$VM/internal/force_merge?partition_prefix=$(date -u -d "@$START" +%Y_%m)" > /dev/null
+for i in $(seq 600); do [ "$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)" -gt "$nlog" ] && break; sleep 0.2; done
+"$py" "$here/store/measure_dir.py" vm "$work/vm-$REPS" "$SAMPLES" > "$work/vm-size.txt"
+rec vm_bytes_per_sample "$(ratio "$(awk -F= '$1=="dir_bytes" {print $2}' "$work/vm-size.txt")" "$SAMPLES")"
+
+# ---------------------------------------------------------------- 4. range queries
+log "4. query_range, 1 warm-up + $QREPS runs each, curl time_total medians"
+QA='gpu_temperature_celsius{gpu="3"}'
+QB='avg by (gpu) (gpu_utilization_ratio)'
+QC='max_over_time(gpu_memory_used_bytes[5m])'
+qbench() {   # qbench NAME BASE QUERY STEP
+  local i t ts=() out=$work/q-$1.json
+  for i in $(seq 0 "$QREPS"); do
+    t=$(curl -sS -G -o "$out" -w '%{time_total}' "$2/api/v1/query_range" --data-urlencode "query=$3" \
+          -d "start=$START" -d "end=$END" -d "step=$4")
+    [ "$i" -gt 0 ] && ts+=("$t")
+  done
+  "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['status']=='success', d" "$out" \
+    || { rec "q_${1}_ms" "failed"; return 0; }
+  rec "q_${1}_ms" "$("$py" -c "print('%.1f' % (1000 * $(median "${ts[@]}")))")"
+}
+kill -STOP "$VM_PID"; kill -CONT "$PROM_PID"
+qbench prom_a "$PROM" "$QA" 10; qbench prom_b "$PROM" "$QB" 60; qbench prom_c "$PROM" "$QC" 60
+kill -STOP "$PROM_PID"; kill -CONT "$VM_PID"
+qbench vm_a "$VM" "$QA" 10; qbench vm_b "$VM" "$QB" 60; qbench vm_c "$VM" "$QC" 60
+stop_pid "$VM_PID"; stop_pid "$PROM_PID"
+if [ "$have_store" = 1 ]; then
+  "$gpuwatch" agent --data-dir "$gw_data" --listen "127.0.0.1:$GW_PORT" \
+    --sim-scenario "$root/scenarios/bench-8xh200.yaml" > "$work/gw-agent.log" 2>&1 &
+  GW_PID=$!; pids+=("$GW_PID")
+  if wait_http "http://127.0.0.1:$GW_PORT/api/v1/query_range?query=up&start=$START&end=$START&step=60"; then
+    GW=http://127.0.0.1:$GW_PORT
+    qbench gw_a "$GW" "$QA" 10; qbench gw_b "$GW" "$QB" 60; qbench gw_c "$GW" "$QC" 60
+  else
+    rec gw_queries "skipped: the agent does not answer /api/v1/query_range"
+  fi
+  stop_pid "$GW_PID"
+else
+  rec gw_queries "skipped: this build has no history store"
+fi
+# The engine's share on the same data held in memory: evaluation and JSON, no HTTP, no block decoding.
+if [ -x "$build/bench/ingest/engine_query_bench" ]; then
+  out=$("$build/bench/ingest/engine_query_bench" --start "$START" --end "$END" --runs "$QREPS" "$gen"/*.om)
+  for q in a b c; do rec "q_engine_${q}_ms" "$(json_field "$out" "q_${q}_ms")"; done
+fi
+
+# ---------------------------------------------------------------- 5. the second corpus
+log "5. second corpus: gpuwatch sim export of scenarios/incidents-8xh200.yaml, $SIM_DURATION at 1 s"
+sim_dir=$work/sim
+"$gpuwatch" sim export --scenario "$root/scenarios/incidents-8xh200.yaml" --duration "$SIM_DURATION" --step 1s \
+  --format prometheus --out-dir "$sim_dir" > "$work/sim-export.txt"
+cat "$work/sim-export.txt"
+rec sim_samples "$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' "$work/sim-export.txt")"
+rec sim_series "$(sed -n 's/.*series=\([0-9]*\).*/\1/p' "$work/sim-export.txt")"
+"$build/bench/codec/codec_bench" $(for f in "$sim_dir"/*.prom; do printf -- '--corpus %s ' "$f"; done) \
+  --benchmark_filter='^$' > "$work/codec-sim.txt"
+rec sim_codec_bytes_per_sample "$(awk '/^overall:/ {print $4}' "$work/codec-sim.txt")"
+cp "$work/codec-sim.txt" "$results/store-codec-incidents.txt"
+if [ "$have_store" = 1 ]; then
+  rm -rf "$work/gw-sim"
+  "$gpuwatch" import --data-dir "$work/gw-sim" --quiet "$sim_dir"/*.prom > /dev/null
+  rec sim_gw_bytes_per_sample "$(ratio "$(du -sb "$work/gw-sim" | cut -f1)" "$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' "$work/sim-export.txt")")"
+  "$gpuwatch" agent --data-dir "$work/gw-sim" --listen "127.0.0.1:$GW_PORT" \
+    --sim-scenario "$root/scenarios/incidents-8xh200.yaml" > "$work/gw-sim-agent.log" 2>&1 &
+  GW_PID=$!; pids+=("$GW_PID")
+  wait_http "http://127.0.0.1:$GW_PORT/metrics" && sleep 10 && rec sim_agent_rss_kb "$(rss_kb "$GW_PID")"
+  stop_pid "$GW_PID"
+else
+  rec sim_agent_rss_kb "skipped: this build has no history store"
+fi
+
+"$py" "$here/store/summarize_store.py" "$env_file" "$results/store-codec-shared.txt" \
+  "$results/store-codec-incidents.txt" "$results/store.json" > "$results/store.md"
+cat "$results/store.md"
+log "done: $results/store.md, $results/store.json"

@@ -1,0 +1,93 @@
+// `gpuwatch import FILE...`: backfills the history store from Prometheus text (millisecond timestamps) or
+// OpenMetrics files, the way to migrate from another TSDB or to put identical data into gpuwatch and its
+// peers. Bad lines and rejected samples are reported and skipped; the rest is imported.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/import_report.h"
+#include "ingest/importer.h"
+#include "ingest/validating_appender.h"
+
+namespace gpuwatch {
+namespace {
+
+constexpr std::size_t kShownErrors = 20;
+
+struct ImportFlags {
+  std::vector<std::string> files;
+  std::string data_dir;
+  std::string format = "auto";
+  bool dry_run = false;
+  bool quiet = false;
+};
+
+// The one place import opens the history store for writing. This build has no store engine yet: until its
+// open function is linked here, import can only validate (--dry-run).
+std::unique_ptr<store::SeriesAppender> open_store_for_import(const std::string& data_dir,
+                                                             std::string& error) {
+  error = "cannot import into " + data_dir +
+          ": this build of gpuwatch has no history store yet (--dry-run validates)";
+  return nullptr;
+}
+
+int run_import(const ImportFlags& flags) {
+  const ingest::InputFormat format = flags.format == "openmetrics"  ? ingest::InputFormat::kOpenMetrics
+                                     : flags.format == "prometheus" ? ingest::InputFormat::kPrometheus
+                                                                    : ingest::InputFormat::kAuto;
+  std::unique_ptr<store::SeriesAppender> appender;
+  if (flags.dry_run) {
+    appender = std::make_unique<ingest::ValidatingAppender>();
+  } else {
+    if (flags.data_dir.empty()) {
+      std::cerr << "import needs --data-dir DIR (or --dry-run to only validate the files)\n";
+      return kExitUsage;
+    }
+    std::string error;
+    appender = open_store_for_import(flags.data_dir, error);
+    if (!appender) {
+      std::cerr << error << "\n";
+      return kExitRuntime;
+    }
+  }
+  std::size_t errors = 0;
+  auto on_error = [&errors](const ingest::ParseError& e) {
+    if (++errors <= kShownErrors) std::cerr << e.to_string() << "\n";
+    if (errors == kShownErrors + 1) std::cerr << "(further errors are counted, not shown)\n";
+  };
+  ImportProgressPrinter printer(std::cerr, ::isatty(STDERR_FILENO) == 1);
+  ingest::Importer::ProgressSink on_progress;
+  if (!flags.quiet) on_progress = [&printer](const ingest::ImportProgress& p) { printer.update(p); };
+  ingest::ImportOptions options;
+  options.format = format;
+  ingest::Importer importer(*appender, flags.files, options, on_error, on_progress);
+  const ingest::ImportSummary summary = importer.run();
+  printer.finish();
+  print_import_summary(std::cout, summary);
+  const bool clean = summary.bad_lines == 0 && summary.unreadable_files == 0 && summary.rejected.empty();
+  return clean ? kExitOk : kExitWarning;
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand(
+      "import",
+      "Import timestamped Prometheus text or OpenMetrics files into the history store (exit 2 when lines or "
+      "samples were skipped)");
+  auto flags = std::make_shared<ImportFlags>();
+  cmd->add_option("FILE", flags->files, "Files to import, in order")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--data-dir", flags->data_dir, "The store's data directory");
+  cmd->add_option("--format", flags->format,
+                  "Input format: auto (OpenMetrics when the file ends in # EOF), "
+                  "openmetrics (timestamps in s) or prometheus (timestamps in ms)")
+      ->check(CLI::IsMember({"auto", "openmetrics", "prometheus"}))
+      ->capture_default_str();
+  cmd->add_flag("--dry-run", flags->dry_run, "Parse and check ordering only; write nothing");
+  cmd->add_flag("--quiet", flags->quiet, "No progress output");
+  cmd->callback([&action, flags] { action = [flags] { return run_import(*flags); }; });
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,85 @@
+#include "cli/timed_exposition.h"
+
+namespace gpuwatch {
+namespace {
+
+void append_timestamp(std::string& out, std::int64_t t_ms, ExpositionFormat format) {
+  if (format == ExpositionFormat::kText004) {
+    out += std::to_string(t_ms);
+    return;
+  }
+  // Seconds, exact to the millisecond (a double would not be).
+  const bool negative = t_ms < 0;
+  const std::uint64_t abs_ms =
+      negative ? 0 - static_cast<std::uint64_t>(t_ms) : static_cast<std::uint64_t>(t_ms);
+  if (negative) out += '-';
+  out += std::to_string(abs_ms / 1000);
+  if (const std::uint64_t ms = abs_ms % 1000; ms != 0) {
+    const char digits[4] = {'.', static_cast<char>('0' + ms / 100), static_cast<char>('0' + ms / 10 % 10),
+                            static_cast<char>('0' + ms % 10)};
+    out.append(digits, 4);
+  }
+}
+
+}  // namespace
+
+void TimedExposition::add(const std::vector<Family>& families, std::int64_t t_ms) {
+  for (const Family& f : families) {
+    auto [fit, new_family] = family_index_.try_emplace(f.name, families_.size());
+    if (new_family) families_.push_back({Family{f.name, f.type, f.unit, f.help, {}}, {}, {}});
+    FamilyData& fd = families_[fit->second];
+    for (const Series& s : f.series) {
+      scratch_.assign(f.name);
+      if (!s.labels.empty()) {
+        scratch_ += '{';
+        for (std::size_t i = 0; i < s.labels.size(); ++i) {
+          if (i > 0) scratch_ += ',';
+          scratch_ += s.labels[i].first;
+          scratch_ += "=\"";
+          append_escaped_label_value(scratch_, s.labels[i].second);
+          scratch_ += '"';
+        }
+        scratch_ += '}';
+      }
+      scratch_ += ' ';
+      auto [sit, new_series] = fd.index.try_emplace(scratch_, fd.series.size());
+      if (new_series) {
+        fd.series.push_back({scratch_, {}});
+        ++series_count_;
+      }
+      fd.series[sit->second].points.emplace_back(t_ms, s.value);
+    }
+  }
+}
+
+std::size_t TimedExposition::write(std::ostream& out) {
+  std::size_t samples = 0;
+  std::string text;
+  for (FamilyData& fd : families_) {
+    bool any = false;
+    for (const SeriesData& s : fd.series) any = any || !s.points.empty();
+    if (!any) continue;
+    text.clear();
+    append_family_header(text, fd.header, format_);
+    out << text;
+    for (SeriesData& s : fd.series) {
+      text.clear();
+      for (const auto& [t, v] : s.points) {
+        text += s.prefix;
+        append_value(text, v);
+        text += ' ';
+        append_timestamp(text, t, format_);
+        text += '\n';
+      }
+      out << text;
+      samples += s.points.size();
+      s.points.clear();
+    }
+  }
+  text.clear();
+  append_end(text, format_);
+  out << text;
+  return samples;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,91 @@
+// `gpuwatch import` and `gpuwatch sim export` end to end, as a user runs them: exit codes, the summary, the
+// file:line:column errors, and an exported scenario read back by import with nothing lost.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include "run_process.h"
+
+namespace gpuwatch::test {
+namespace {
+
+const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
+const std::string kData = std::string(GPUWATCH_SOURCE_DIR) + "/tests/ingest/data/";
+
+TEST(ImportCommand, DryRunOfAGoodFileSummarisesAndExitsZero) {
+  const auto r = run_process({kBinary, "import", "--dry-run", kData + "small.om"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("files:    1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("series:   6"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("samples:  11 imported of 11 read"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("range:    1969-12-31T23:59:59Z .. 2026-11-28T00:00:02Z"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("_created samples skipped: 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("import: 100% "), std::string::npos) << "plain progress lines when not a terminal";
+}
+
+TEST(ImportCommand, SamplesNotAfterTheStoredOnesAreRejectedAndExitTwo) {
+  // The second file holds the first one's samples again.
+  const auto r = run_process({kBinary, "import", "--dry-run", kData + "small.om", kData + "small.prom"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.out.find("files:    2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("samples:  11 imported of 22 read"), std::string::npos) << r.out;
+  // Per series, the file's earlier samples are older than the last one stored, its last is a repeat.
+  EXPECT_NE(r.out.find("rejected: 5 out of order"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rejected: 6 duplicate timestamp"), std::string::npos) << r.out;
+}
+
+TEST(ImportCommand, BadLinesAreReportedWithFileLineColumnAndTheRestImported) {
+  const std::string path = kData + "malformed.prom";
+  const auto r = run_process({kBinary, "import", "--dry-run", "--quiet", path});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(path + ":3:16: expected ',' or '}' after the label value"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("bad lines: 10"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rejected: 1 out of order"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rejected: 1 duplicate timestamp"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("samples:  2 imported of 4 read"), std::string::npos) << r.out;
+}
+
+TEST(ImportCommand, NeedsADataDirectoryOrDryRun) {
+  const auto r = run_process({kBinary, "import", kData + "small.om"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--data-dir"), std::string::npos) << r.err;
+}
+
+TEST(SimExport, AnExportedScenarioImportsWithoutALoss) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuwatch-export-" + std::to_string(::getpid()));
+  for (const std::string format : {"openmetrics", "prometheus"}) {
+    SCOPED_TRACE(format);
+    std::filesystem::remove_all(dir);
+    const auto exported =
+        run_process({kBinary, "sim", "export", "--scenario",
+                     std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/incidents-8xh200.yaml", "--duration",
+                     "3m", "--step", "1s", "--split", "1m", "--format", format, "--out-dir", dir.string()});
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(exported.out, m, std::regex("files=(\\d+) series=(\\d+) samples=(\\d+)")))
+        << exported.out;
+    EXPECT_GE(std::stoul(m[1]), 3u);
+    const unsigned long series = std::stoul(m[2]);
+    const std::string samples = m[3];
+    EXPECT_GT(series, 8u * 20u) << "every native family of 8 GPUs";
+    std::vector<std::string> files;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) files.push_back(f.path().string());
+    std::sort(files.begin(), files.end());  // one file per minute, named by its start: in time order
+    std::vector<std::string> argv{kBinary, "import", "--dry-run", "--quiet"};
+    argv.insert(argv.end(), files.begin(), files.end());
+    const auto imported = run_process(argv);
+    EXPECT_EQ(imported.exit_code, 0) << imported.err;
+    EXPECT_NE(imported.out.find("samples:  " + samples + " imported of " + samples + " read"),
+              std::string::npos)
+        << imported.out;
+    EXPECT_NE(imported.out.find("series:   " + std::to_string(series)), std::string::npos) << imported.out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpuwatch::test
