@@ -18,6 +18,7 @@
 #include "config/agent_options.h"
 #include "core/duration.h"
 #include "http/http_server.h"
+#include "store/snapshot_history.h"
 
 namespace gpuwatch {
 namespace {
@@ -27,8 +28,8 @@ namespace {
 // waits a moment for it and then walks away, so shutdown and reloads never hang.
 class RunningCollector {
  public:
-  explicit RunningCollector(const AgentOptions& options)
-      : collector_(std::make_shared<Collector>(collector_options(options))),
+  RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot)
+      : collector_(make_collector(options, on_snapshot)),
         driver_(std::make_unique<AbandonableWorker>(
             [c = collector_](std::stop_token stop) {
               c->tick();
@@ -56,6 +57,11 @@ class RunningCollector {
 
  private:
   static constexpr std::chrono::milliseconds kStopGrace{2000};
+  static std::shared_ptr<Collector> make_collector(const AgentOptions& options, const SnapshotCallback& cb) {
+    auto collector = std::make_shared<Collector>(collector_options(options));
+    if (cb) collector->set_snapshot_callback(cb);  // before the first tick, so history misses nothing
+    return collector;
+  }
   static void log_first_collection(const Snapshot& snap) {
     if (!snap.source_error.empty()) {
       spdlog::error("no GPU could be read: {}", snap.source_error);
@@ -89,6 +95,24 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
   }
 }
 
+// The history store, or null when it is off or cannot open (the agent then runs without history).
+std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options) {
+  if (!options.store) return nullptr;
+  store::StoreOptions so;
+  so.data_dir = options.data_dir;
+  so.clock_domain = store::clock_domain_for(options.sim_scenario);
+  so.sync_interval = options.store_sync_interval;
+  so.retention_ms = options.retention_time.count();
+  so.retention_bytes = options.retention_size;
+  so.downsample_after_ms = options.downsample_after.count();
+  try {
+    return std::make_shared<store::SnapshotHistory>(store::Store::open(so), options.store_max_process_series);
+  } catch (const std::exception& e) {
+    spdlog::error("history store disabled: {}", e.what());
+    return nullptr;
+  }
+}
+
 int run_agent(const AgentFlags& flags) {
   AgentOptions options;
   if (!flags.resolve(options)) return kExitUsage;
@@ -100,8 +124,14 @@ int run_agent(const AgentFlags& flags) {
   }
   SignalWaiter signals;  // before any thread starts
 
-  std::atomic<std::shared_ptr<RunningCollector>> running{std::make_shared<RunningCollector>(options)};
+  // history->store() is the SeriesSource the query API reads.
+  const std::shared_ptr<store::SnapshotHistory> history = open_history(options);
+  SnapshotCallback on_snapshot;
+  if (history) on_snapshot = [history](const SnapshotPtr& s) { history->append(*s); };
+  std::atomic<std::shared_ptr<RunningCollector>> running{
+      std::make_shared<RunningCollector>(options, on_snapshot)};
   HttpServerOptions server_options;
+  if (history) server_options.extra_families = [history] { return history->health_families(); };
   server_options.listen = options.listen;
   server_options.naming = options.naming;
   server_options.dcgm_hostname_label = options.dcgm_hostname_label;
@@ -144,14 +174,28 @@ int run_agent(const AgentFlags& flags) {
     reloaded.sysfs_root = options.sysfs_root;
     reloaded.sim_scenario = options.sim_scenario;
     reloaded.dcgm_hostname_label = options.dcgm_hostname_label;
+    reloaded.store = options.store;
+    reloaded.data_dir = options.data_dir;
+    reloaded.store_sync_interval = options.store_sync_interval;
+    reloaded.retention_time = options.retention_time;
+    reloaded.retention_size = options.retention_size;
+    reloaded.store_max_process_series = options.store_max_process_series;
+    reloaded.downsample_after = options.downsample_after;
     if (collection_settings_changed(options, reloaded)) {
-      running.store(std::make_shared<RunningCollector>(reloaded));
+      running.store(std::make_shared<RunningCollector>(reloaded, on_snapshot));
     }
     options = reloaded;
     spdlog::info("reloaded {}", flags.config_path());
   }
   server.stop();
   const bool clean = running.load()->stop();  // never waits on a hung driver call for long
+  if (history) {
+    try {
+      history->store()->commit();
+    } catch (const std::exception& e) {
+      spdlog::error("history store: last sync failed: {}", e.what());
+    }
+  }
   spdlog::info("stopped");
   if (!clean) {
     // A thread is blocked inside the driver library; running the library's exit-time destructors under it

@@ -24,5 +24,6 @@ void add_agent_command(CLI::App& app, CommandAction& action);
 void add_status_command(CLI::App& app, CommandAction& action);
 void add_config_command(CLI::App& app, CommandAction& action);
 void add_sim_command(CLI::App& app, CommandAction& action);
+void add_store_command(CLI::App& app, CommandAction& action);
 
 }  // namespace gpuwatch

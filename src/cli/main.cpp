@@ -1,4 +1,4 @@
-// gpuwatch: one binary, one subcommand per job (agent, status, config, sim).
+// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, store).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   gpuwatch::add_status_command(app, action);
   gpuwatch::add_config_command(app, action);
   gpuwatch::add_sim_command(app, action);
+  gpuwatch::add_store_command(app, action);
 
   try {
     app.parse(argc, argv);

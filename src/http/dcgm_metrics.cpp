@@ -123,7 +123,7 @@ std::string nvml_bus_id(std::string_view sysfs_bus_id) {
   return out;
 }
 
-std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options) {
+std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options, std::span<const Family> extra) {
   using Labels = std::vector<std::pair<std::string_view, std::string>>;
   std::vector<Labels> device_labels;
   std::vector<const DeviceSnapshot*> devices;
@@ -152,6 +152,7 @@ std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options) {
     append_family(out, family, ExpositionFormat::kText004);
   }
   for (const auto& f : agent_families(snapshot)) append_family(out, f, ExpositionFormat::kText004);
+  for (const auto& f : extra) append_family(out, f, ExpositionFormat::kText004);
   return out;
 }
 

@@ -51,7 +51,9 @@ struct DcgmOptions {
 };
 
 // dcgm families for every device that is not lost, followed by the agent's own families.
-std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options);
+// `extra`: families of other parts of the agent, appended after the agent's own.
+std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options,
+                        std::span<const Family> extra = {});
 
 // NVML's bus id spelling (8 hex digit domain, upper case) as dcgm-exporter shows it: "00000000:3B:00.0".
 std::string nvml_bus_id(std::string_view sysfs_bus_id);

@@ -114,7 +114,7 @@ void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
 }  // namespace
 
 struct HttpServer::Impl {
-  explicit Impl(DcgmOptions dcgm) : cache(dcgm) {}
+  Impl(DcgmOptions dcgm, std::function<std::vector<Family>()> extra) : cache(dcgm, std::move(extra)) {}
   httplib::Server server;
   MetricsCache cache;
   std::atomic<bool> finished{false};  // the accept loop has returned
@@ -134,7 +134,7 @@ HttpServer::~HttpServer() {
 void HttpServer::start() {
   if (impl_) throw std::logic_error("HttpServer::start called twice");
   const ListenAddress address = parse_listen_address(options_.listen);
-  impl_ = std::make_unique<Impl>(DcgmOptions{options_.dcgm_hostname_label});
+  impl_ = std::make_unique<Impl>(DcgmOptions{options_.dcgm_hostname_label}, options_.extra_families);
   httplib::Server& server = impl_->server;
   MetricsCache& cache = impl_->cache;
   const unsigned threads = std::max(1U, options_.threads);

@@ -23,6 +23,9 @@ struct HttpServerOptions {
   unsigned threads = 4;
   // Further endpoints (query API, alerts, ...), matched before the built-in 404/405 answers.
   std::vector<HttpRoute> routes;
+  // Families of other parts of the agent (the history store's health) added to every /metrics rendering;
+  // called on request threads, must be thread-safe. Empty: none.
+  std::function<std::vector<Family>()> extra_families;
 };
 
 class HttpServer {

@@ -16,7 +16,8 @@ std::size_t plain_slot(RenderVariant v) {
 
 }  // namespace
 
-MetricsCache::MetricsCache(DcgmOptions dcgm) : dcgm_(dcgm) {}
+MetricsCache::MetricsCache(DcgmOptions dcgm, std::function<std::vector<Family>()> extra)
+    : dcgm_(dcgm), extra_(std::move(extra)) {}
 
 std::shared_ptr<MetricsCache::Generation> MetricsCache::generation_for(const SnapshotPtr& snapshot) {
   std::optional<std::uint64_t> sequence;
@@ -42,11 +43,12 @@ std::shared_ptr<const std::string> MetricsCache::body(Generation& gen, std::size
     } else {
       static const Snapshot kBeforeFirstCollection{};
       const Snapshot& snap = gen.snapshot ? *gen.snapshot : kBeforeFirstCollection;
+      const std::vector<Family> extra = extra_ ? extra_() : std::vector<Family>{};
       if (slot == kDcgm) {
-        s.body = std::make_shared<const std::string>(render_dcgm(snap, dcgm_));
+        s.body = std::make_shared<const std::string>(render_dcgm(snap, dcgm_, extra));
       } else {
         s.body = std::make_shared<const std::string>(render_native(
-            snap, slot == kOpenMetrics ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kText004));
+            snap, slot == kOpenMetrics ? ExpositionFormat::kOpenMetrics : ExpositionFormat::kText004, extra));
       }
     }
     renders_.fetch_add(1);

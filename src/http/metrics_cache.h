@@ -6,11 +6,13 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/metric_naming.h"
 #include "core/snapshot.h"
@@ -32,7 +34,9 @@ struct Rendering {
 
 class MetricsCache {
  public:
-  explicit MetricsCache(DcgmOptions dcgm = {});
+  // `extra` (optional) returns families of other parts of the agent (the store's health); it is called once
+  // per rendering, on a request thread, and must be thread-safe.
+  explicit MetricsCache(DcgmOptions dcgm = {}, std::function<std::vector<Family>()> extra = {});
 
   // The rendering of `snapshot` in `variant`. A null snapshot (before the first collection) renders the
   // agent's own families only. dcgm naming exists in text 0.0.4 only: it ignores variant.format.
@@ -57,6 +61,7 @@ class MetricsCache {
   std::shared_ptr<Generation> generation_for(const SnapshotPtr& snapshot);
 
   DcgmOptions dcgm_;
+  std::function<std::vector<Family>()> extra_;
   std::mutex mutex_;
   std::shared_ptr<Generation> current_;
   std::atomic<std::uint64_t> renders_{0};

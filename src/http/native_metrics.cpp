@@ -168,10 +168,11 @@ std::vector<Family> agent_families(const Snapshot& snapshot) {
   return out;
 }
 
-std::string render_native(const Snapshot& snapshot, ExpositionFormat format) {
+std::string render_native(const Snapshot& snapshot, ExpositionFormat format, std::span<const Family> extra) {
   std::string out;
   out.reserve(64 * 1024);
   for (const auto& f : native_families(snapshot)) append_family(out, f, format);
+  for (const auto& f : extra) append_family(out, f, format);
   append_end(out, format);
   return out;
 }

@@ -3,6 +3,7 @@
 // gpu_info, gpu_driver_info and gpuwatch_build_info.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,8 @@ std::vector<Family> native_families(const Snapshot& snapshot);
 // valid before the first collection (an empty Snapshot) and are rendered in dcgm naming too.
 std::vector<Family> agent_families(const Snapshot& snapshot);
 
-std::string render_native(const Snapshot& snapshot, ExpositionFormat format);
+// `extra`: families of other parts of the agent (the history store's health), appended after the agent's own.
+std::string render_native(const Snapshot& snapshot, ExpositionFormat format,
+                          std::span<const Family> extra = {});
 
 }  // namespace gpuwatch
