@@ -21,7 +21,7 @@ common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root
 
 "$gpuwatch" sim proc-tree "${common[@]}" >/dev/null
 
-"$gpuwatch" agent "${common[@]}" --listen "$listen" &
+"$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "${DEMO_DATA_DIR:-./data}" &
 agent=$!
 trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT INT TERM
 

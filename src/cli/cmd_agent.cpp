@@ -19,7 +19,9 @@
 #include "config/agent_options.h"
 #include "core/duration.h"
 #include "http/http_server.h"
+#include "http/exposition.h"
 #include "query/query_api.h"
+#include "store/snapshot_history.h"
 
 namespace gpuwatch {
 namespace {
@@ -29,8 +31,8 @@ namespace {
 // waits a moment for it and then walks away, so shutdown and reloads never hang.
 class RunningCollector {
  public:
-  explicit RunningCollector(const AgentOptions& options)
-      : collector_(std::make_shared<Collector>(collector_options(options))),
+  RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot)
+      : collector_(make_collector(options, on_snapshot)),
         driver_(std::make_unique<AbandonableWorker>(
             [c = collector_](std::stop_token stop) {
               c->tick();
@@ -58,6 +60,11 @@ class RunningCollector {
 
  private:
   static constexpr std::chrono::milliseconds kStopGrace{2000};
+  static std::shared_ptr<Collector> make_collector(const AgentOptions& options, const SnapshotCallback& cb) {
+    auto collector = std::make_shared<Collector>(collector_options(options));
+    if (cb) collector->set_snapshot_callback(cb);  // before the first tick, so history misses nothing
+    return collector;
+  }
   static void log_first_collection(const Snapshot& snap) {
     if (!snap.source_error.empty()) {
       spdlog::error("no GPU could be read: {}", snap.source_error);
@@ -91,6 +98,24 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
   }
 }
 
+// The history store, or null when it is off or cannot open (the agent then runs without history).
+std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options) {
+  if (!options.store) return nullptr;
+  store::StoreOptions so;
+  so.data_dir = options.data_dir;
+  so.clock_domain = store::clock_domain_for(options.sim_scenario);
+  so.sync_interval = options.store_sync_interval;
+  so.retention_ms = options.retention_time.count();
+  so.retention_bytes = options.retention_size;
+  so.downsample_after_ms = options.downsample_after.count();
+  try {
+    return std::make_shared<store::SnapshotHistory>(store::Store::open(so), options.store_max_process_series);
+  } catch (const std::exception& e) {
+    spdlog::error("history store disabled: {}", e.what());
+    return nullptr;
+  }
+}
+
 int run_agent(const AgentFlags& flags) {
   AgentOptions options;
   if (!flags.resolve(options)) return kExitUsage;
@@ -102,7 +127,8 @@ int run_agent(const AgentFlags& flags) {
   }
   SignalWaiter signals;  // before any thread starts
 
-  std::atomic<std::shared_ptr<RunningCollector>> running{std::make_shared<RunningCollector>(options)};
+  // The alert engine's clock is the collector's (scenario time on the simulator).
+  std::atomic<std::shared_ptr<RunningCollector>> running;
   std::string alerting_error;
   const std::shared_ptr<alerting::AlertingService> alerts = make_alerting(
       options, [&running] { return running.load()->collector()->latest()->timestamp_ms; }, alerting_error);
@@ -110,23 +136,29 @@ int run_agent(const AgentFlags& flags) {
     spdlog::error("alerting: {}", alerting_error);
     return kExitUsage;
   }
-  // Every snapshot is evaluated on the collector's thread, right after it is published.
-  const auto evaluate_on = [alerts](RunningCollector& c) {
-    c.collector()->set_snapshot_callback([alerts](const SnapshotPtr& s) { evaluate_alerts(*alerts, *s); });
+  const std::shared_ptr<store::SnapshotHistory> history = open_history(options);
+  // Every snapshot goes to the history and the detectors on the collector's thread, right after it is
+  // published; set before the first tick so neither misses one.
+  const SnapshotCallback on_snapshot = [history, alerts](const SnapshotPtr& s) {
+    if (history) history->append(*s);
+    evaluate_alerts(*alerts, *s);
   };
-  evaluate_on(*running.load());
+  running.store(std::make_shared<RunningCollector>(options, on_snapshot));
   HttpServerOptions server_options;
   server_options.routes = alerts->routes();
-  server_options.extra_metrics = [alerts](std::string& out, ExpositionFormat f) {
+  // The Prometheus query API over the history store.
+  if (history) {
+    for (auto& route : query::query_routes(history->store())) server_options.routes.push_back(std::move(route));
+  }
+  server_options.extra_metrics = [alerts, history](std::string& out, ExpositionFormat f) {
     alerts->append_metrics(out, f);
+    if (history) {
+      for (const auto& family : history->health_families()) append_family(out, family, f);
+    }
   };
   server_options.listen = options.listen;
   server_options.naming = options.naming;
   server_options.dcgm_hostname_label = options.dcgm_hostname_label;
-  // The Prometheus query API over the history store. STORE HOOK: set `history` to the agent's store once
-  // it lands (src/store); until then the agent serves no /api/v1/query.
-  std::shared_ptr<const store::SeriesSource> history;
-  if (history) server_options.routes = query::query_routes(history);
   HttpServer server(
       server_options, [&running] { return running.load()->collector()->latest(); },
       [&running] { return running.load()->collector()->ready(); });
@@ -166,16 +198,28 @@ int run_agent(const AgentFlags& flags) {
     reloaded.sysfs_root = options.sysfs_root;
     reloaded.sim_scenario = options.sim_scenario;
     reloaded.dcgm_hostname_label = options.dcgm_hostname_label;
+    reloaded.store = options.store;
+    reloaded.data_dir = options.data_dir;
+    reloaded.store_sync_interval = options.store_sync_interval;
+    reloaded.retention_time = options.retention_time;
+    reloaded.retention_size = options.retention_size;
+    reloaded.store_max_process_series = options.store_max_process_series;
+    reloaded.downsample_after = options.downsample_after;
     if (collection_settings_changed(options, reloaded)) {
-      auto fresh = std::make_shared<RunningCollector>(reloaded);
-      evaluate_on(*fresh);
-      running.store(std::move(fresh));
+      running.store(std::make_shared<RunningCollector>(reloaded, on_snapshot));
     }
     options = reloaded;
     spdlog::info("reloaded {}", flags.config_path());
   }
   server.stop();
   const bool clean = running.load()->stop();  // never waits on a hung driver call for long
+  if (history) {
+    try {
+      history->store()->commit();
+    } catch (const std::exception& e) {
+      spdlog::error("history store: last sync failed: {}", e.what());
+    }
+  }
   spdlog::info("stopped");
   if (!clean) {
     // A thread is blocked inside the driver library; running the library's exit-time destructors under it

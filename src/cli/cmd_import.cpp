@@ -10,6 +10,7 @@
 #include "cli/import_report.h"
 #include "ingest/importer.h"
 #include "ingest/validating_appender.h"
+#include "store/store.h"
 
 namespace gpuwatch {
 namespace {
@@ -24,22 +25,27 @@ struct ImportFlags {
   bool quiet = false;
 };
 
-// The one place import opens the history store for writing. This build has no store engine yet: until its
-// open function is linked here, import can only validate (--dry-run).
-std::unique_ptr<store::SeriesAppender> open_store_for_import(const std::string& data_dir,
-                                                             std::string& error) {
-  error = "cannot import into " + data_dir +
-          ": this build of gpuwatch has no history store yet (--dry-run validates)";
-  return nullptr;
+// The history store for writing, in whatever clock domain it was recorded in (a new one: wall time). It
+// refuses while an agent holds the directory: import into a stopped agent's data dir.
+std::shared_ptr<store::SeriesAppender> open_store_for_import(const std::string& data_dir, std::string& error) {
+  store::StoreOptions options;
+  options.data_dir = data_dir;
+  options.clock_domain = "";
+  try {
+    return store::Store::open(options);
+  } catch (const std::exception& e) {
+    error = "cannot import into " + data_dir + ": " + e.what();
+    return nullptr;
+  }
 }
 
 int run_import(const ImportFlags& flags) {
   const ingest::InputFormat format = flags.format == "openmetrics"  ? ingest::InputFormat::kOpenMetrics
                                      : flags.format == "prometheus" ? ingest::InputFormat::kPrometheus
                                                                     : ingest::InputFormat::kAuto;
-  std::unique_ptr<store::SeriesAppender> appender;
+  std::shared_ptr<store::SeriesAppender> appender;
   if (flags.dry_run) {
-    appender = std::make_unique<ingest::ValidatingAppender>();
+    appender = std::make_shared<ingest::ValidatingAppender>();
   } else {
     if (flags.data_dir.empty()) {
       std::cerr << "import needs --data-dir DIR (or --dry-run to only validate the files)\n";

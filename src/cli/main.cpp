@@ -1,4 +1,4 @@
-// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query, alerts, import).
+// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query, alerts, import, store).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   gpuwatch::add_query_command(app, action);
   gpuwatch::add_alerts_command(app, action);
   gpuwatch::add_import_command(app, action);
+  gpuwatch::add_store_command(app, action);
 
   try {
     app.parse(argc, argv);

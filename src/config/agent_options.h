@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -28,8 +29,15 @@ struct AgentOptions {
   std::string hostname;                                                      // "" = the machine's hostname
   std::string sim_scenario;  // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
   std::string log_level = "info";
+  // History store (docs/store-format.md).
+  bool store = true;
+  std::string data_dir = "/var/lib/gpuwatch";
+  std::chrono::milliseconds store_sync_interval{2000};  // bounds the loss window: at most this plus one sync
+  std::chrono::milliseconds retention_time{30LL * 24 * 3600 * 1000};
+  std::uint64_t retention_size = std::uint64_t{1} << 30;
+  std::size_t store_max_process_series = 2000;
+  std::chrono::milliseconds downsample_after{48LL * 3600 * 1000};  // 0: keep every sample
   // Alerting (docs/alerting.md).
-  std::string data_dir;  // alert delivery queue and silences; "" keeps them in memory (lost on restart)
   std::string alertmanager_url;
   std::string alert_webhook_url;
   std::chrono::milliseconds alert_resend_interval{60'000};

@@ -85,6 +85,13 @@ std::optional<std::string> apply_log_level(AgentOptions& o, std::string_view v) 
 std::optional<std::string> check_url(std::string_view v) {
   if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
     return "expected an http:// or https:// URL, e.g. http://127.0.0.1:9093";
+std::optional<std::string> apply_store(AgentOptions& o, std::string_view v) {
+  if (v == "on" || v == "true") {
+    o.store = true;
+  } else if (v == "off" || v == "false") {
+    o.store = false;
+  } else {
+    return "expected on or off";
   }
   return std::nullopt;
 }
@@ -123,6 +130,81 @@ std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view 
 
 const std::vector<OptionSpec>& table() {
   static const std::vector<OptionSpec> kTable = {{
+std::optional<std::string> apply_sync_interval(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::milliseconds(10) || *d > std::chrono::seconds(60))
+    return "expected a duration from 10ms to 60s, such as 2s";
+  o.store_sync_interval = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_retention_time(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::hours(1)) return "expected a duration of at least 1h, such as 30d";
+  o.retention_time = *d;
+  return std::nullopt;
+}
+
+// Sizes as users write them: a number with an optional unit B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB: 1000s).
+std::optional<std::uint64_t> parse_size(std::string_view v) {
+  std::size_t digits = 0;
+  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 15) return std::nullopt;
+  const std::uint64_t n = std::stoull(std::string(v.substr(0, digits)));
+  static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 10> kUnits = {
+      {{"", 1},
+       {"B", 1},
+       {"KiB", 1ULL << 10},
+       {"MiB", 1ULL << 20},
+       {"GiB", 1ULL << 30},
+       {"TiB", 1ULL << 40},
+       {"KB", 1000},
+       {"MB", 1000'000},
+       {"GB", 1000'000'000},
+       {"TB", 1000'000'000'000}}};
+  for (const auto& [unit, scale] : kUnits) {
+    if (v.substr(digits) == unit) return n * scale;
+  }
+  return std::nullopt;
+}
+
+std::string format_size(std::uint64_t bytes) {
+  for (auto [unit, scale] : {std::pair<const char*, std::uint64_t>{"TiB", 1ULL << 40},
+                             {"GiB", 1ULL << 30},
+                             {"MiB", 1ULL << 20},
+                             {"KiB", 1ULL << 10}}) {
+    if (bytes >= scale && bytes % scale == 0) return std::to_string(bytes / scale) + unit;
+  }
+  return std::to_string(bytes) + "B";
+}
+
+std::optional<std::string> apply_retention_size(AgentOptions& o, std::string_view v) {
+  auto n = parse_size(v);
+  if (!n || *n < (1ULL << 20)) return "expected a size of at least 1MiB, such as 1GiB or 500MiB";
+  o.retention_size = *n;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_max_process_series(AgentOptions& o, std::string_view v) {
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string_view::npos)
+    return "expected a number of series, such as 2000";
+  o.store_max_process_series = std::stoul(std::string(v));
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_downsample_after(AgentOptions& o, std::string_view v) {
+  if (v == "off") {
+    o.downsample_after = std::chrono::milliseconds(0);
+    return std::nullopt;
+  }
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::hours(1)) return "expected off or a duration of at least 1h, such as 48h";
+  o.downsample_after = *d;
+  return std::nullopt;
+}
+
+const std::array<OptionSpec, 18>& table() {
+  static const std::array<OptionSpec, 18> kTable = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
       {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
@@ -154,8 +236,33 @@ const std::vector<OptionSpec>& table() {
        string_setter(&AgentOptions::sim_scenario), string_getter(&AgentOptions::sim_scenario)},
       {"log_level", "LEVEL", "debug, info, warn or error", true, apply_log_level,
        string_getter(&AgentOptions::log_level)},
-      {"data_dir", "DIR", "Where the agent keeps state (alert delivery queue, silences); default: in memory",
-       false, string_setter(&AgentOptions::data_dir), string_getter(&AgentOptions::data_dir)},
+      {"store", "on|off", "Keep history (the store) in --data-dir", false, apply_store,
+       [](const AgentOptions& o) { return std::string(o.store ? "on" : "off"); }},
+      {"data_dir", "DIR", "Where the agent keeps its state: history, alert delivery queue, silences", false,
+       string_setter(&AgentOptions::data_dir), string_getter(&AgentOptions::data_dir)},
+      {"store_sync_interval", "DURATION",
+       "How often the store's write-ahead log is synced; a crash loses at most this plus one sync", false,
+       apply_sync_interval, [](const AgentOptions& o) { return format_duration(o.store_sync_interval); }},
+      {"retention_time", "DURATION", "History older than this is dropped (whole blocks)", false,
+       apply_retention_time,
+       [](const AgentOptions& o) {
+         constexpr std::chrono::milliseconds kDay = std::chrono::hours(24);
+         if (o.retention_time % kDay == std::chrono::milliseconds(0))
+           return std::to_string(o.retention_time / kDay) + "d";
+         return format_duration(o.retention_time);
+       }},
+      {"retention_size", "SIZE", "History is dropped, oldest first, to stay under this size (e.g. 1GiB)",
+       false, apply_retention_size, [](const AgentOptions& o) { return format_size(o.retention_size); }},
+      {"store_max_process_series", "N",
+       "Per-process series kept in history; beyond it processes are summed per GPU (pid=\"other\")", false,
+       apply_max_process_series,
+       [](const AgentOptions& o) { return std::to_string(o.store_max_process_series); }},
+      {"downsample_after", "DURATION|off",
+       "History older than this keeps one sample a minute plus :1m_min/max/avg/count series", false,
+       apply_downsample_after,
+       [](const AgentOptions& o) {
+         return o.downsample_after.count() == 0 ? std::string("off") : format_duration(o.downsample_after);
+       }},
       {"alertmanager_url", "URL",
        "Alertmanager to send every alert to (it then groups, inhibits and silences); e.g. http://am:9093",
        false, url_setter(&AgentOptions::alertmanager_url), string_getter(&AgentOptions::alertmanager_url)},

@@ -135,7 +135,26 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
     "NVML calls that failed with an unexpected error, by GPU, call and NVML return code")                \
   X(kCollectionSeconds, "gpuwatch_collection_duration_seconds", kGauge, kAgent, "seconds", "", "", "",            \
     "Wall time of the last collection tick")                                                                   \
-  X(kTicks, "gpuwatch_ticks_total", kCounter, kAgent, "", "", "", "", "Collection ticks completed")
+  X(kTicks, "gpuwatch_ticks_total", kCounter, kAgent, "", "", "", "", "Collection ticks completed")           \
+  X(kStoreSamplesAppended, "gpuwatch_store_samples_appended_total", kCounter, kAgent, "", "", "", "",             \
+    "Samples the history store accepted")                                                                      \
+  X(kStoreSamplesRejected, "gpuwatch_store_samples_rejected_total", kCounter, kAgent, "", "reason", "", "",       \
+    "Samples the history store refused (reason: out_of_order, duplicate, bad_labels)")                            \
+  X(kStoreSeries, "gpuwatch_store_series", kGauge, kAgent, "", "", "", "", "Series the history store knows")    \
+  X(kStoreSize, "gpuwatch_store_size_bytes", kGauge, kAgent, "bytes", "", "", "",                                \
+    "Bytes the history store occupies on disk (database and write-ahead log)")                                \
+  X(kStoreWriteErrors, "gpuwatch_store_write_errors_total", kCounter, kAgent, "", "reason", "", "",              \
+    "Failed writes or syncs of the history store (reason: no_space, io, other); samples wait in memory")         \
+  X(kStoreLastSync, "gpuwatch_store_last_sync_timestamp_seconds", kGauge, kAgent, "seconds", "", "", "",          \
+    "Wall time of the last successful sync of the store's write-ahead log")                                   \
+  X(kStoreDroppedProcessSeries, "gpuwatch_store_dropped_process_series_total", kCounter, kAgent, "", "", "", "",  \
+    "Per-process series not created because of the cap; their values are summed into pid=other aggregates")         \
+  X(kStoreCorruptBlocks, "gpuwatch_store_corrupt_blocks_total", kCounter, kAgent, "", "", "", "",                \
+    "Stored blocks that failed their checksum on read; they are skipped")                                     \
+  X(kStoreCorruptWalRecords, "gpuwatch_store_corrupt_wal_records_total", kCounter, kAgent, "", "", "", "",       \
+    "Damaged write-ahead log records found at start-up outside the last segment's tail")                     \
+  X(kStoreWalDroppedBytes, "gpuwatch_store_wal_dropped_bytes_total", kCounter, kAgent, "bytes", "", "", "",      \
+    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")
 // clang-format on
 
 enum class Metric : std::uint16_t {

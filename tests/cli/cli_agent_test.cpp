@@ -27,7 +27,8 @@ std::string temp_file(const std::string& name, const std::string& text) {
 class Agent {
  public:
   explicit Agent(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
-    std::vector<std::string> argv = {kBinary, "agent", "--listen", "127.0.0.1:0"};
+    // History has tests of its own (tests/store); these agents keep none, so they never touch a data dir.
+    std::vector<std::string> argv = {kBinary, "agent", "--listen", "127.0.0.1:0", "--store", "off"};
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600));
     process_ = std::make_unique<BackgroundProcess>(argv, env);
@@ -186,8 +187,9 @@ TEST(Agent, WithoutALibraryServesItsOwnMetricsAndIsNotReady) {
 TEST(Agent, ReportsATakenPortAndExits) {
   Agent first({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
   ASSERT_GT(first.port(), 0);
-  auto second = run_process({kBinary, "agent", "--sim-scenario", kScenarios + "healthy-8xh200.yaml",
-                             "--listen", "127.0.0.1:" + std::to_string(first.port())});
+  auto second =
+      run_process({kBinary, "agent", "--store", "off", "--sim-scenario", kScenarios + "healthy-8xh200.yaml",
+                   "--listen", "127.0.0.1:" + std::to_string(first.port())});
   EXPECT_EQ(second.exit_code, 5);
   EXPECT_NE(second.err.find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << second.err;
 }

@@ -1,0 +1,91 @@
+// Sealed blocks and series metadata in SQLite (store.db in the data dir, WAL journal mode, synchronous=FULL
+// so that a committed transaction is durable). Tables:
+//   meta(key, value)                      clock domain, format version
+//   series(id, labels)                    labels as encode_labels writes them
+//   blocks(id, series_id, min_t, max_t, count, resolution_ms, data)
+//                                         one encoded block (chunk_codec) per row, never rewritten
+//                                         (downsampling replaces raw rows by one-a-minute rows)
+// Not thread-safe: one connection per thread; the store keeps one for writing and one for reading.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "store/label_index.h"
+#include "store/sqlite_db.h"
+
+namespace gpuwatch::store {
+
+struct SealedBlock {
+  SeriesId series = 0;
+  std::int64_t min_t = 0;
+  std::int64_t max_t = 0;
+  std::uint32_t count = 0;
+  std::int64_t resolution_ms = 0;  // 0: raw samples; 60000: a downsampled (one point a minute) block
+  std::vector<std::uint8_t> data;
+};
+
+struct StoredBlock {
+  std::int64_t row = 0;
+  SeriesId series = 0;
+  std::vector<std::uint8_t> data;
+};
+
+struct BlockRow {
+  std::int64_t row = 0;
+  SeriesId series = 0;
+  std::int64_t min_t = 0;
+  std::int64_t max_t = 0;
+  std::int64_t count = 0;
+  std::span<const std::uint8_t> data;  // valid during the callback only
+};
+
+class BlockDb {
+ public:
+  // Opens or creates `path`. Throws StoreError naming the file.
+  BlockDb(const std::string& path, bool create);
+
+  std::string meta(const std::string& key);  // "" when unset
+  void set_meta(const std::string& key, const std::string& value);
+
+  std::vector<std::pair<SeriesId, Labels>> load_series();
+  // Per series: the newest timestamp in its blocks.
+  std::unordered_map<SeriesId, std::int64_t> newest_times();
+  // Total bytes of block data.
+  std::uint64_t block_bytes();
+
+  // Inserts blocks (and the series rows they need) in one transaction. Throws StoreError; then nothing
+  // was inserted.
+  void insert(std::span<const SealedBlock> blocks, std::span<const std::pair<SeriesId, Labels>> new_series);
+  // The same, also deleting the rows `replaced`, in one transaction (downsampling).
+  void replace(std::span<const std::int64_t> replaced, std::span<const SealedBlock> blocks,
+               std::span<const std::pair<SeriesId, Labels>> new_series);
+  // Raw (not yet downsampled) blocks wholly older than `before_t`, oldest first, at most `limit`.
+  std::vector<StoredBlock> raw_blocks_before(std::int64_t before_t, std::size_t limit);
+
+  // Blocks of a series overlapping [min_t, max_t], oldest first.
+  void read_blocks(SeriesId series, std::int64_t min_t, std::int64_t max_t,
+                   const std::function<void(const BlockRow&)>& each);
+  // Whether a series has a block overlapping [min_t, max_t].
+  bool has_block(SeriesId series, std::int64_t min_t, std::int64_t max_t);
+  // Every block, in row order (the integrity check).
+  void for_each_block(const std::function<void(const BlockRow&)>& each);
+
+  // Retention: deletes blocks wholly older than `before_t`, then the oldest blocks until block data is at
+  // most `max_bytes`; then series rows left without blocks, except `keep`. Returns blocks deleted and the
+  // ids of the series rows deleted.
+  std::pair<std::size_t, std::vector<SeriesId>> apply_retention(std::int64_t before_t,
+                                                                std::uint64_t max_bytes,
+                                                                const std::function<bool(SeriesId)>& keep);
+  void checkpoint();  // moves SQLite's WAL into the main file (and truncates it)
+
+ private:
+  SqliteDb db_;
+};
+
+}  // namespace gpuwatch::store

@@ -1,0 +1,67 @@
+// The head: each series' open block in memory (encoded chunks and a raw tail, head_block.h), and blocks cut
+// from it that wait to be encoded whole and committed to SQLite. A series' open block is cut when its next
+// sample falls in a later aligned time window (window_ms) or when it holds max_samples; the store also cuts
+// blocks whose window has ended everywhere (a series that stopped). Not thread-safe: the store guards it.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "store/chunk_codec.h"
+#include "store/head_block.h"
+#include "store/label_index.h"
+#include "store/series.h"
+
+namespace gpuwatch::store {
+
+class Head {
+ public:
+  Head(std::int64_t window_ms, std::size_t max_samples);
+
+  // The newest timestamp a series holds anywhere (head or sealed), or INT64_MIN.
+  std::int64_t last_t(SeriesId id) const;
+  void set_last_t(SeriesId id, std::int64_t t);
+
+  // Adds a sample whose timestamp is newer than last_t (the caller checks), written to WAL `segment`.
+  void add(SeriesId id, std::int64_t t, double v, std::uint64_t segment);
+
+  // Cuts every open block whose window ended before `now_t`'s window (series that went quiet).
+  void cut_finished(std::int64_t now_t);
+  // Cuts every open block (tests, and callers about to copy the data dir).
+  void cut_all();
+  // Blocks cut and not yet committed, oldest first; they stay readable until drop_pending().
+  std::vector<std::shared_ptr<const HeadBlock>> pending() const { return pending_; }
+  void drop_pending(std::size_t count);  // the oldest `count` were committed
+
+  // The blocks in memory (pending, then open) of a series that overlap [min_t, max_t]: shared, immutable
+  // copies that the caller decodes outside the store's lock.
+  void blocks(SeriesId id, std::int64_t min_t, std::int64_t max_t,
+              std::vector<std::shared_ptr<const HeadBlock>>& out) const;
+  bool has_points(SeriesId id, std::int64_t min_t, std::int64_t max_t) const;
+
+  // The oldest WAL segment whose samples are still only in memory, or UINT64_MAX when none.
+  std::uint64_t oldest_needed_segment() const;
+  std::size_t samples_in_memory() const;
+  std::size_t memory_bytes() const;
+  bool holds(SeriesId id) const;
+
+ private:
+  struct State {
+    std::int64_t last_t = std::numeric_limits<std::int64_t>::min();
+    HeadBlock open;
+  };
+  std::int64_t window_of(std::int64_t t) const;
+  void cut(State& s);
+
+  std::int64_t window_ms_;
+  std::size_t max_samples_;
+  BlockEncoder chunk_encoder_;
+  std::unordered_map<SeriesId, State> series_;
+  std::vector<std::shared_ptr<const HeadBlock>> pending_;
+};
+
+}  // namespace gpuwatch::store

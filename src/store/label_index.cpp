@@ -1,0 +1,149 @@
+#include "store/label_index.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "store/byte_io.h"
+
+namespace gpuwatch::store {
+
+CompiledMatchers::CompiledMatchers(std::span<const LabelMatcher> matchers) {
+  for (const auto& m : matchers) {
+    One one{&m, {}};
+    if (m.op == LabelMatcher::Op::kRegexMatch || m.op == LabelMatcher::Op::kRegexNoMatch) {
+      try {
+        one.regex = std::regex("^(?:" + m.value + ")$", std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        throw std::invalid_argument("invalid regular expression in matcher on '" + m.name + "': " + e.what());
+      }
+    }
+    ones_.push_back(std::move(one));
+  }
+}
+
+bool CompiledMatchers::matches(const Labels& labels) const {
+  for (const auto& one : ones_) {
+    const std::string& v = label_value(labels, one.matcher->name);
+    bool ok = false;
+    switch (one.matcher->op) {
+      case LabelMatcher::Op::kEqual:
+        ok = v == one.matcher->value;
+        break;
+      case LabelMatcher::Op::kNotEqual:
+        ok = v != one.matcher->value;
+        break;
+      case LabelMatcher::Op::kRegexMatch:
+        ok = std::regex_match(v, one.regex);
+        break;
+      case LabelMatcher::Op::kRegexNoMatch:
+        ok = !std::regex_match(v, one.regex);
+        break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> CompiledMatchers::required_pairs() const {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& one : ones_) {
+    if (one.matcher->op == LabelMatcher::Op::kEqual && !one.matcher->value.empty())
+      pairs.emplace_back(one.matcher->name, one.matcher->value);
+  }
+  return pairs;
+}
+
+std::size_t LabelIndex::Hash::operator()(const Labels& labels) const {
+  std::size_t h = labels.size();
+  const std::hash<std::string> hash;
+  for (const auto& [name, value] : labels) {
+    h = h * 1'000'003 ^ hash(name);
+    h = h * 1'000'003 ^ hash(value);
+  }
+  return h;
+}
+
+SeriesId LabelIndex::find(const Labels& labels) const {
+  const auto it = by_labels_.find(labels);
+  return it == by_labels_.end() ? 0 : it->second;
+}
+
+void LabelIndex::add(SeriesId id, Labels labels) {
+  for (const auto& pair : labels) {
+    auto& ids = postings_[pair];
+    ids.insert(std::upper_bound(ids.begin(), ids.end(), id), id);
+  }
+  by_labels_.emplace(labels, id);
+  by_id_.emplace(id, std::move(labels));
+}
+
+void LabelIndex::remove(SeriesId id) {
+  const auto it = by_id_.find(id);
+  if (it == by_id_.end()) return;
+  for (const auto& pair : it->second) {
+    auto p = postings_.find(pair);
+    if (p == postings_.end()) continue;
+    std::erase(p->second, id);
+    if (p->second.empty()) postings_.erase(p);
+  }
+  by_labels_.erase(it->second);
+  by_id_.erase(it);
+}
+
+std::vector<SeriesId> LabelIndex::select(const CompiledMatchers& matchers) const {
+  std::vector<SeriesId> candidates;
+  bool narrowed = false;
+  for (const auto& pair : matchers.required_pairs()) {
+    const auto p = postings_.find(pair);
+    if (p == postings_.end()) return {};
+    if (!narrowed) {
+      candidates = p->second;
+      narrowed = true;
+    } else {
+      std::vector<SeriesId> both;
+      std::set_intersection(candidates.begin(), candidates.end(), p->second.begin(), p->second.end(),
+                            std::back_inserter(both));
+      candidates.swap(both);
+    }
+  }
+  if (!narrowed) {
+    candidates.reserve(by_id_.size());
+    for (const auto& [id, labels] : by_id_) candidates.push_back(id);
+    std::sort(candidates.begin(), candidates.end());
+  }
+  std::erase_if(candidates, [&](SeriesId id) { return !matchers.matches(by_id_.at(id)); });
+  return candidates;
+}
+
+void encode_labels(const Labels& labels, std::vector<std::uint8_t>& out) {
+  ByteWriter w(out);
+  w.varint(labels.size());
+  for (const auto& [name, value] : labels) {
+    w.varint(name.size());
+    w.bytes({reinterpret_cast<const std::uint8_t*>(name.data()), name.size()});
+    w.varint(value.size());
+    w.bytes({reinterpret_cast<const std::uint8_t*>(value.data()), value.size()});
+  }
+}
+
+Labels decode_labels(std::span<const std::uint8_t> bytes) {
+  ByteReader r(bytes, "labels");
+  const auto count = r.varint("label count");
+  if (count > bytes.size()) r.fail("label count exceeds the record");
+  Labels labels;
+  labels.reserve(count);
+  auto text = [&r](const char* field) {
+    const auto n = r.varint(field);
+    if (n > r.remaining()) r.fail(std::string("truncated ") + field);
+    const auto b = r.bytes(n, field);
+    return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  };
+  for (std::uint64_t i = 0; i < count; ++i) {
+    auto name = text("label name");
+    auto value = text("label value");
+    labels.emplace_back(std::move(name), std::move(value));
+  }
+  return labels;
+}
+
+}  // namespace gpuwatch::store

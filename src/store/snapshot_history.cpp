@@ -1,0 +1,108 @@
+#include "store/snapshot_history.h"
+
+#include <filesystem>
+#include <map>
+
+#include "core/metric_catalogue.h"
+#include "http/native_metrics.h"
+
+namespace gpuwatch::store {
+namespace {
+
+constexpr std::int64_t kForgetProcessSeriesMs = 10 * 60 * 1000;
+
+Family family_of(Metric m) {
+  const MetricDef& def = metric_def(m);
+  return Family{def.name,
+                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
+                def.unit,
+                def.help,
+                {}};
+}
+
+Family single(Metric m, double value) {
+  Family f = family_of(m);
+  f.series.push_back(Series{{}, value});
+  return f;
+}
+
+Family by_reason(Metric m, const std::map<std::string, std::uint64_t>& counts) {
+  Family f = family_of(m);
+  for (const auto& [reason, n] : counts)
+    f.series.push_back(Series{{{"reason", reason}}, static_cast<double>(n)});
+  return f;
+}
+
+}  // namespace
+
+SnapshotHistory::SnapshotHistory(std::shared_ptr<Store> store, std::size_t max_process_series)
+    : store_(std::move(store)), cap_(max_process_series, kForgetProcessSeriesMs) {}
+
+void SnapshotHistory::append(const Snapshot& snapshot) {
+  const std::int64_t t = snapshot.timestamp_ms;
+  std::lock_guard lock(mu_);
+  if (t - cleared_at_ms_ >= kCacheMs || t < cleared_at_ms_) {
+    known_.clear();
+    cleared_at_ms_ = t;
+  }
+  std::string key;
+  for (const auto& family : native_families(snapshot)) {
+    std::map<Labels, double> aggregates;
+    for (const auto& series : family.series) {
+      key = family.name;
+      for (const auto& [name, value] : series.labels) {
+        key += '\x1f';
+        key += name;
+        key += '=';
+        key += value;
+      }
+      auto [it, fresh] = known_.try_emplace(key);
+      Known& known = it->second;
+      if (fresh) {
+        known.labels.emplace_back("__name__", std::string(family.name));
+        for (const auto& [name, value] : series.labels) known.labels.emplace_back(std::string(name), value);
+        normalize_labels(known.labels);  // sorted once here, so the store need not copy them
+        known.admitted = cap_.admit(known.labels, t);
+        if (!known.admitted) known.aggregate = aggregate_labels(known.labels);
+      }
+      if (known.admitted) {
+        store_->append(known.labels, t, series.value);  // a refusal (time going back) is counted by the store
+      } else {
+        aggregates[known.aggregate] += series.value;
+      }
+    }
+    for (const auto& [agg, value] : aggregates) store_->append(agg, t, value);
+  }
+}
+
+std::vector<Family> SnapshotHistory::health_families() const {
+  const StoreHealth h = store_->health();
+  std::uint64_t dropped = 0;
+  {
+    std::lock_guard lock(mu_);
+    dropped = cap_.dropped();
+  }
+  std::vector<Family> out;
+  out.push_back(single(Metric::kStoreSamplesAppended, static_cast<double>(h.samples_appended)));
+  out.push_back(by_reason(Metric::kStoreSamplesRejected, h.samples_rejected));
+  out.push_back(single(Metric::kStoreSeries, static_cast<double>(h.series)));
+  out.push_back(single(Metric::kStoreSize, static_cast<double>(h.bytes_on_disk)));
+  Family errors = by_reason(Metric::kStoreWriteErrors, h.write_errors);
+  if (errors.series.empty())
+    errors.series.push_back(Series{{{"reason", "no_space"}}, 0});  // alertable from 0
+  out.push_back(std::move(errors));
+  if (h.last_sync_unix_ms > 0)
+    out.push_back(single(Metric::kStoreLastSync, static_cast<double>(h.last_sync_unix_ms) / 1000.0));
+  out.push_back(single(Metric::kStoreDroppedProcessSeries, static_cast<double>(dropped)));
+  out.push_back(single(Metric::kStoreCorruptBlocks, static_cast<double>(h.corrupt_blocks)));
+  out.push_back(single(Metric::kStoreCorruptWalRecords, static_cast<double>(h.corrupt_wal_records)));
+  out.push_back(single(Metric::kStoreWalDroppedBytes, static_cast<double>(h.unwritten_bytes_dropped)));
+  return out;
+}
+
+std::string clock_domain_for(const std::string& sim_scenario) {
+  if (sim_scenario.empty()) return "wall";
+  return "sim:" + std::filesystem::path(sim_scenario).stem().string();
+}
+
+}  // namespace gpuwatch::store

@@ -1,0 +1,51 @@
+// The agent's side of the history store: appends every series /metrics exposes for a snapshot (the same
+// names and labels as native_families), stamped with the snapshot's time, and renders the store's health as
+// gpuwatch_store_* families for /metrics.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "http/exposition.h"
+#include "store/process_cap.h"
+#include "store/store.h"
+
+namespace gpuwatch::store {
+
+class SnapshotHistory {
+ public:
+  // max_process_series: the per-process series cap (see ProcessSeriesCap).
+  SnapshotHistory(std::shared_ptr<Store> store, std::size_t max_process_series);
+
+  // Appends one snapshot; quick (memory only). Called on the collector thread.
+  void append(const Snapshot& snapshot);
+  // The gpuwatch_store_* families; thread-safe.
+  std::vector<Family> health_families() const;
+  const std::shared_ptr<Store>& store() const { return store_; }
+
+ private:
+  // What a rendered series becomes: its store labels, built and sorted once, and the cap's verdict. Cleared
+  // every minute of snapshot time, so exited processes do not pile up and the cap sees live series again
+  // (well within its forget time).
+  struct Known {
+    Labels labels;
+    bool admitted = true;
+    Labels aggregate;  // where its value goes when not admitted
+  };
+  static constexpr std::int64_t kCacheMs = 60'000;
+
+  std::shared_ptr<Store> store_;
+  mutable std::mutex mu_;
+  ProcessSeriesCap cap_;
+  std::unordered_map<std::string, Known> known_;
+  std::int64_t cleared_at_ms_ = 0;
+};
+
+// The clock domain recorded with history: "wall", or "sim:<scenario file name without .yaml>".
+std::string clock_domain_for(const std::string& sim_scenario);
+
+}  // namespace gpuwatch::store

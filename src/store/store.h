@@ -1,0 +1,162 @@
+// The history store: an in-memory head, a write-ahead log with grouped fdatasync, and sealed compressed
+// blocks in SQLite, behind SeriesSource (queries) and SeriesAppender (the agent, import). Layers and files
+// are described in docs/store-format.md.
+//
+// A caller may rely on:
+// - append() is cheap (memory only, under one lock); the WAL is written and fdatasync'ed by a background
+//   flusher every sync_interval, so a crash loses at most the samples appended in the last sync_interval
+//   plus the duration of one sync (the loss window). commit() syncs at once.
+// - A write or sync that fails (disk full, I/O error) never fails append(): samples stay in memory, the error
+//   is counted by reason and logged once per episode, and writing resumes when the disk accepts it again.
+//   Unwritten WAL bytes are held up to max_unwritten_bytes; beyond that they are dropped and counted (the
+//   samples stay queryable in memory and are sealed into blocks later).
+// - A block whose checksum fails is never returned as data: it is skipped, counted and logged.
+// - All methods are thread-safe.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "store/block_db.h"
+#include "store/chunk_codec.h"
+#include "store/head.h"
+#include "store/label_index.h"
+#include "store/series.h"
+#include "store/unique_fd.h"
+#include "store/wal.h"
+
+namespace gpuwatch::store {
+
+struct StoreOptions {
+  std::string data_dir;
+  // "wall" or "sim:<scenario>": recorded on first open; opening with another domain is refused. "" takes the
+  // recorded domain ("wall" for a new store): for `gpuwatch query` and `gpuwatch import`.
+  std::string clock_domain = "wall";
+  std::chrono::milliseconds sync_interval{2000};
+  // Open blocks are cut at aligned windows of this length or at max_samples, whichever comes first: 1 h of
+  // 1 s samples is 3600 per series (57 KiB raw in memory); the codec is within a few percent of its best
+  // ratio at that length, and the WAL keeps about one window.
+  std::int64_t block_window_ms = 3'600'000;
+  std::size_t block_max_samples = 3600;
+  std::int64_t retention_ms = 30LL * 24 * 3'600'000;
+  std::uint64_t retention_bytes = std::uint64_t{1} << 30;
+  std::chrono::milliseconds retention_check_interval{60'000};
+  // Raw blocks wholly older than this (from the newest sample) are rewritten one point a minute, with
+  // :1m_min, :1m_max, :1m_avg and :1m_count series beside (downsample.h). 0 disables it.
+  std::int64_t downsample_after_ms = 48LL * 3'600'000;
+  std::int64_t downsample_step_ms = 60'000;
+  std::uint64_t wal_segment_bytes = 16u << 20;
+  std::uint64_t max_unwritten_bytes = 64u << 20;
+  bool background_flusher = true;  // false: only commit() and maintain() write (tests drive them)
+};
+
+struct StoreHealth {
+  std::uint64_t samples_appended = 0;
+  std::map<std::string, std::uint64_t> samples_rejected;  // by reason: out_of_order, duplicate, bad_labels
+  std::uint64_t series = 0;
+  std::uint64_t bytes_on_disk = 0;
+  std::map<std::string, std::uint64_t> write_errors;  // by reason: no_space, io, other
+  std::int64_t last_sync_unix_ms = 0;                 // wall time of the last successful WAL sync; 0 = none
+  std::uint64_t corrupt_blocks = 0;
+  std::uint64_t corrupt_wal_records = 0;
+  std::uint64_t unwritten_bytes_dropped = 0;
+  std::uint64_t blocks_sealed = 0;
+  std::uint64_t blocks_downsampled = 0;
+  std::uint64_t samples_in_memory = 0;
+  std::uint64_t memory_bytes = 0;  // the head's samples (encoded chunks and raw tails)
+};
+
+class Store final : public SeriesSource, public SeriesAppender {
+ public:
+  // Opens or creates the store in options.data_dir, replays its WAL and starts the flusher. Throws
+  // StoreError with a clear message (another process holds the directory, a different clock domain, an
+  // unreadable database).
+  static std::shared_ptr<Store> open(StoreOptions options);
+  ~Store() override;  // stops the flusher after a last flush
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  std::string append(const Labels& labels, std::int64_t t_ms, double value) override;
+  // Writes and syncs the WAL now. Throws StoreError when that fails.
+  void commit() override;
+
+  std::vector<SeriesPoints> select(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                   std::int64_t max_t) const override;
+  std::vector<Labels> series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                             std::int64_t max_t) const override;
+
+  // One flusher pass: write and sync the WAL, seal finished blocks into SQLite, delete WAL segments whose
+  // samples are all sealed, and (when due) apply retention. Returns false when a write failed.
+  bool maintain();
+  // Seals every open block now (tests, and callers about to copy the data dir).
+  void seal_all();
+  StoreHealth health() const;
+  const StoreOptions& options() const { return options_; }
+
+ private:
+  explicit Store(StoreOptions options);
+  void replay();
+  bool flush();
+  bool seal();
+  void delete_sealed_segments();
+  void apply_retention();
+  void downsample();
+  SeriesId rollup_series(SeriesId raw, std::string_view suffix,
+                         std::vector<std::pair<SeriesId, Labels>>& created);
+  void note_error(const StoreError& e);
+  void note_success();
+  void run_flusher();
+
+  StoreOptions options_;
+  bool opened_ = false;
+  UniqueFd lock_fd_;
+  std::unique_ptr<BlockDb> write_db_;  // flusher side
+  mutable std::mutex read_mu_;
+  mutable std::unique_ptr<BlockDb> read_db_;
+
+  // Everything below mu_ changes on append.
+  mutable std::mutex mu_;
+  LabelIndex index_;
+  Head head_;
+  SeriesId next_id_ = 1;
+  std::unordered_map<SeriesId, std::uint64_t>
+      defined_in_segment_;        // the WAL segment holding its series entry
+  std::set<SeriesId> persisted_;  // has a row in the series table
+  WalEntries wal_entries_;
+  std::uint64_t current_segment_ = 1;
+  std::uint64_t segment_bytes_ = 0;
+  std::int64_t newest_t_ = std::numeric_limits<std::int64_t>::min();
+  StoreHealth stats_;
+
+  // Flusher side, under io_mu_.
+  std::mutex io_mu_;
+  WalWriter wal_writer_;
+  struct Unwritten {
+    std::uint64_t segment;
+    std::vector<std::uint8_t> entries;
+  };
+  std::vector<Unwritten> unwritten_;
+  BlockEncoder encoder_;
+  bool in_error_episode_ = false;
+  std::chrono::steady_clock::time_point next_retention_{};
+
+  mutable std::mutex corrupt_mu_;
+  mutable std::set<std::int64_t> corrupt_rows_;
+
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread flusher_;
+};
+
+}  // namespace gpuwatch::store

@@ -1,0 +1,109 @@
+#include "store/store_check.h"
+
+#include <filesystem>
+#include <set>
+
+#include "store/chunk_codec.h"
+#include "store/label_index.h"
+#include "store/sqlite_db.h"
+#include "store/wal.h"
+
+namespace gpuwatch::store {
+
+std::string CheckReport::summary() const {
+  std::string out = "clock domain: " + (clock_domain.empty() ? std::string("(none)") : clock_domain) + "\n";
+  out += "series: " + std::to_string(series) + "\n";
+  out += "blocks: " + std::to_string(blocks) + " (" + std::to_string(block_samples) + " samples, " +
+         std::to_string(block_bytes) + " bytes";
+  if (block_samples > 0) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, ", %.3f bytes/sample",
+                  static_cast<double>(block_bytes) / block_samples);
+    out += ratio;
+  }
+  out += ")\n";
+  out += "write-ahead log: " + std::to_string(wal_segments) + " segment(s), " + std::to_string(wal_records) +
+         " record(s), " + std::to_string(wal_samples) + " sample(s)";
+  if (wal_torn_tail_bytes > 0)
+    out +=
+        "; a torn last write of " + std::to_string(wal_torn_tail_bytes) + " bytes (cut off at the next open)";
+  out += "\n";
+  out += problems.empty() ? "no problems found\n" : std::to_string(problems.size()) + " problem(s):\n";
+  for (const auto& p : problems) out += "  " + p + "\n";
+  return out;
+}
+
+CheckReport check_store(const std::string& data_dir) {
+  CheckReport report;
+  const std::string db_path = data_dir + "/store.db";
+  if (!std::filesystem::exists(db_path)) {
+    report.problems.push_back(db_path + ": missing (not a gpuwatch data directory?)");
+    return report;
+  }
+  try {
+    SqliteDb db(db_path, false);
+    {
+      auto s = db.prepare("SELECT value FROM meta WHERE key='clock_domain'");
+      if (s.step()) report.clock_domain = s.column_text(0);
+    }
+    {
+      auto s = db.prepare("PRAGMA quick_check");
+      while (s.step()) {
+        const std::string line = s.column_text(0);
+        if (line != "ok") report.problems.push_back(db_path + ": " + line);
+      }
+    }
+    std::set<std::int64_t> series_ids;
+    {
+      auto s = db.prepare("SELECT id, labels FROM series");
+      while (s.step()) {
+        series_ids.insert(s.column_int(0));
+        try {
+          decode_labels(s.column_blob(1));
+        } catch (const std::exception& e) {
+          report.problems.push_back("series " + std::to_string(s.column_int(0)) +
+                                    ": bad labels: " + e.what());
+        }
+      }
+    }
+    report.series = series_ids.size();
+    BlockDecoder decoder;
+    std::vector<std::int64_t> t;
+    std::vector<double> v;
+    auto s = db.prepare("SELECT id, series_id, min_t, max_t, count, data FROM blocks ORDER BY id");
+    while (s.step()) {
+      ++report.blocks;
+      const std::int64_t row = s.column_int(0);
+      const auto data = s.column_blob(5);
+      report.block_bytes += data.size();
+      const std::string where =
+          "block " + std::to_string(row) + " (series " + std::to_string(s.column_int(1)) + ")";
+      if (!series_ids.contains(s.column_int(1))) report.problems.push_back(where + ": its series is missing");
+      try {
+        decoder.decode_into(data, t, v);
+      } catch (const std::exception& e) {
+        report.problems.push_back(where + ": " + e.what());
+        continue;
+      }
+      report.block_samples += t.size();
+      if (static_cast<std::int64_t>(t.size()) != s.column_int(4) || t.front() != s.column_int(2) ||
+          t.back() != s.column_int(3))
+        report.problems.push_back(where + ": its row says " + std::to_string(s.column_int(4)) +
+                                  " samples in [" + std::to_string(s.column_int(2)) + ", " +
+                                  std::to_string(s.column_int(3)) + "], the block holds " +
+                                  std::to_string(t.size()) + " in [" + std::to_string(t.front()) + ", " +
+                                  std::to_string(t.back()) + "]");
+    }
+  } catch (const std::exception& e) {
+    report.problems.push_back(db_path + ": " + e.what());
+  }
+  const WalReplayReport wal = replay_wal(wal_dir(data_dir), WalVisitor{}, false);
+  report.wal_segments = wal.segments;
+  report.wal_records = wal.records;
+  report.wal_samples = wal.samples;
+  report.wal_torn_tail_bytes = wal.torn_bytes_dropped;
+  for (const auto& c : wal.corruption) report.problems.push_back(c);
+  return report;
+}
+
+}  // namespace gpuwatch::store

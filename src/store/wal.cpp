@@ -1,0 +1,244 @@
+#include "store/wal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "store/byte_io.h"
+#include "store/store_error.h"
+
+namespace gpuwatch::store {
+namespace {
+
+constexpr std::uint8_t kEntrySeries = 1;
+constexpr std::uint8_t kEntrySample = 2;
+constexpr std::uint8_t kHeader[kWalHeaderBytes] = {'G', 'W', 'W', 'A', 'L', 1, 0, 0};
+
+std::uint32_t crc_of(std::span<const std::uint8_t> bytes) {
+  return static_cast<std::uint32_t>(
+      crc32(crc32(0L, Z_NULL, 0), bytes.data(), static_cast<uInt>(bytes.size())));
+}
+
+std::uint32_t read_u32(const std::uint8_t* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+void put_u32(std::uint8_t* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// Writes all bytes or throws with the errno's reason.
+void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      throw StoreError("writing " + path + ": " + std::strerror(err), reason_from_errno(err));
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+// Applies one record's entries; returns a description of what is wrong, or "".
+std::string apply_entries(std::uint64_t segment, std::span<const std::uint8_t> payload,
+                          const WalVisitor& visitor, std::vector<SeriesId>& defined, std::size_t& samples) {
+  try {
+    ByteReader r(payload, "record");
+    while (r.remaining() > 0) {
+      const std::uint8_t type = r.u8("entry type");
+      const auto id = static_cast<SeriesId>(r.varint("series id"));
+      if (type == kEntrySeries) {
+        const auto n = r.varint("labels length");
+        if (n > r.remaining()) r.fail("labels longer than the record");
+        Labels labels = decode_labels(r.bytes(n, "labels"));
+        defined.push_back(id);
+        if (visitor.series) visitor.series(segment, id, std::move(labels));
+      } else if (type == kEntrySample) {
+        const std::int64_t t = r.svarint("timestamp");
+        const double v = std::bit_cast<double>(r.fixed(8, "value"));
+        if (std::find(defined.begin(), defined.end(), id) == defined.end())
+          r.fail("sample of series " + std::to_string(id) + " that this segment never defined");
+        ++samples;
+        if (visitor.sample) visitor.sample(segment, id, t, v);
+      } else {
+        r.fail("unknown entry type " + std::to_string(type));
+      }
+    }
+  } catch (const CodecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+void sync_directory(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd) ::fsync(fd.get());
+}
+
+void WalEntries::add_series(SeriesId id, const Labels& labels) {
+  std::vector<std::uint8_t> encoded;
+  encode_labels(labels, encoded);
+  ByteWriter w(bytes_);
+  w.u8(kEntrySeries);
+  w.varint(id);
+  w.varint(encoded.size());
+  w.bytes(encoded);
+}
+
+void WalEntries::add_sample(SeriesId id, std::int64_t t_ms, double value) {
+  ByteWriter w(bytes_);
+  w.u8(kEntrySample);
+  w.varint(id);
+  w.svarint(t_ms);
+  w.fixed(std::bit_cast<std::uint64_t>(value), 8);
+}
+
+std::string wal_dir(const std::string& data_dir) {
+  return data_dir + "/wal";
+}
+
+std::string segment_path(const std::string& dir, std::uint64_t segment) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/%08llu", static_cast<unsigned long long>(segment));
+  return dir + name;
+}
+
+std::vector<std::uint64_t> list_segments(const std::string& dir) {
+  std::vector<std::uint64_t> out;
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d.get())) {
+    const std::string name = e->d_name;
+    if (name.empty() || name.size() > 18 || name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    out.push_back(std::stoull(name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void WalWriter::open_segment(std::uint64_t segment) {
+  fd_.reset();
+  const std::string path = segment_path(dir_, segment);
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd) {
+    const int err = errno;
+    throw StoreError("opening " + path + ": " + std::strerror(err), reason_from_errno(err));
+  }
+  struct stat st {};
+  ::fstat(fd.get(), &st);
+  std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  if (size < kWalHeaderBytes) {
+    if (::ftruncate(fd.get(), 0) != 0 || ::lseek(fd.get(), 0, SEEK_SET) != 0) {
+      const int err = errno;
+      throw StoreError("resetting " + path + ": " + std::strerror(err), reason_from_errno(err));
+    }
+    write_all(fd.get(), kHeader, kWalHeaderBytes, path);
+    size = kWalHeaderBytes;
+    sync_directory(dir_);
+  } else {
+    ::lseek(fd.get(), static_cast<off_t>(size), SEEK_SET);
+  }
+  fd_ = std::move(fd);
+  segment_ = segment;
+  good_size_ = size;
+}
+
+void WalWriter::write(std::uint64_t segment, std::span<const std::uint8_t> entries) {
+  if (!fd_ || segment != segment_) {
+    if (fd_ && dirty_) sync();  // the segment we leave is complete and durable before the next one starts
+    open_segment(segment);
+  }
+  std::vector<std::uint8_t> record(kWalRecordHeaderBytes + entries.size());
+  put_u32(record.data(), static_cast<std::uint32_t>(entries.size()));
+  put_u32(record.data() + 4, crc_of(entries));
+  std::memcpy(record.data() + kWalRecordHeaderBytes, entries.data(), entries.size());
+  try {
+    write_all(fd_.get(), record.data(), record.size(), segment_path(dir_, segment_));
+  } catch (const StoreError&) {
+    // Cut back a partial record so that a later retry appends to complete records only.
+    if (::ftruncate(fd_.get(), static_cast<off_t>(good_size_)) != 0) fd_.reset();
+    if (fd_) ::lseek(fd_.get(), static_cast<off_t>(good_size_), SEEK_SET);
+    throw;
+  }
+  good_size_ += record.size();
+  dirty_ = true;
+}
+
+void WalWriter::sync() {
+  if (!fd_ || !dirty_) return;
+  if (::fdatasync(fd_.get()) != 0) {
+    const int err = errno;
+    throw StoreError("syncing " + segment_path(dir_, segment_) + ": " + std::strerror(err),
+                     reason_from_errno(err));
+  }
+  dirty_ = false;
+}
+
+WalReplayReport replay_wal(const std::string& dir, const WalVisitor& visitor, bool repair) {
+  WalReplayReport report;
+  const auto segments = list_segments(dir);
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const bool last = i + 1 == segments.size();
+    const std::string path = segment_path(dir, segments[i]);
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in),
+                                          std::istreambuf_iterator<char>()};
+    ++report.segments;
+    std::size_t pos = 0;
+    std::string problem;
+    if (bytes.size() < kWalHeaderBytes) {
+      if (!bytes.empty() || !last) problem = "segment shorter than its header";
+    } else if (!std::equal(kHeader, kHeader + kWalHeaderBytes, bytes.begin())) {
+      problem = "not a gpuwatch WAL segment (bad header)";
+    } else {
+      pos = kWalHeaderBytes;
+    }
+    std::vector<SeriesId> defined;
+    while (problem.empty() && pos < bytes.size()) {
+      if (bytes.size() - pos < kWalRecordHeaderBytes) {
+        problem = "truncated record header";
+        break;
+      }
+      const std::uint32_t len = read_u32(&bytes[pos]);
+      const std::uint32_t crc = read_u32(&bytes[pos + 4]);
+      if (len > kWalMaxRecordBytes || bytes.size() - pos - kWalRecordHeaderBytes < len) {
+        problem = "truncated record";
+        break;
+      }
+      const std::span<const std::uint8_t> payload(&bytes[pos + kWalRecordHeaderBytes], len);
+      if (crc_of(payload) != crc) {
+        problem = "record checksum mismatch";
+        break;
+      }
+      problem = apply_entries(segments[i], payload, visitor, defined, report.samples);
+      if (!problem.empty()) break;
+      ++report.records;
+      pos += kWalRecordHeaderBytes + len;
+    }
+    if (problem.empty()) continue;
+    if (last) {
+      report.torn_bytes_dropped += bytes.size() - pos;
+      if (repair) ::truncate(path.c_str(), static_cast<off_t>(pos));
+    } else {
+      report.corruption.push_back(path + " byte " + std::to_string(pos) + ": " + problem +
+                                  "; the rest of this segment is skipped");
+    }
+  }
+  return report;
+}
+
+}  // namespace gpuwatch::store
