@@ -118,7 +118,7 @@ echo "== 2/3 agent memory: ${rss_seconds} s at 10x scenario time, scraped every 
 rss_port=$((port_base + 1))
 GPUWATCH_SIM_TIME_SCALE=10 GPUWATCH_SIM_EPOCH=$(date +%s) \
   "$gpuwatch" agent --sim-scenario "$scenario" --nvml-library "$sim" --proc-root "$proc_root" \
-  --listen "127.0.0.1:$rss_port" --interval 1s --log-level warn &
+  --listen "127.0.0.1:$rss_port" --interval 1s --data-dir "$work/rss-data" --log-level warn &
 agent=$!
 pids+=("$agent")
 wait_ready "http://127.0.0.1:$rss_port/readyz" "$agent"
@@ -140,7 +140,7 @@ wait "$agent" 2>/dev/null || true
 echo "== 3/3 /metrics serving: wrk -t1 -c$wrk_connections -d${wrk_seconds}s, one server after the other =="
 serve_port=$((port_base + 2)) ne_port=$((port_base + 3)) tf_port=$((port_base + 4))
 "$gpuwatch" agent --sim-scenario "$scenario" --nvml-library "$sim" --proc-root "$proc_root" \
-  --listen "127.0.0.1:$serve_port" --interval 1s --log-level warn &
+  --listen "127.0.0.1:$serve_port" --interval 1s --data-dir "$work/serve-data" --log-level warn &
 agent=$!
 pids+=("$agent")
 wait_ready "http://127.0.0.1:$serve_port/readyz" "$agent"

@@ -5,7 +5,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "alerting/basic_rules.h"
 
 namespace gpuwatch {
 namespace {
@@ -98,8 +97,9 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
   }
 }
 
-void evaluate_alerts(alerting::AlertingService& alerting, const Snapshot& snapshot) {
-  auto conditions = alerting::basic_conditions(snapshot);
+void evaluate_alerts(alerting::AlertingService& alerting, detect::Detection& detection,
+                     const Snapshot& snapshot) {
+  auto conditions = detection.evaluate(snapshot);
   for (auto& c : conditions) {
     // The hostname /metrics reports (the simulated node's on libnvml-sim), unless the rule set one.
     if (!snapshot.node.hostname.empty()) c.labels.emplace("hostname", snapshot.node.hostname);

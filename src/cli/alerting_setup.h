@@ -9,6 +9,7 @@
 #include "alerting/alerting_service.h"
 #include "config/agent_options.h"
 #include "core/snapshot.h"
+#include "detect/detection.h"
 
 namespace gpuwatch {
 
@@ -18,7 +19,9 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
                                                          std::function<std::int64_t()> now,
                                                          std::string& error);
 
-// One evaluation on a snapshot: the conditions that hold in it, at its timestamp (the agent's clock).
-void evaluate_alerts(alerting::AlertingService& alerting, const Snapshot& snapshot);
+// One evaluation on a snapshot: the conditions the detectors find in it, at its timestamp (the agent's
+// clock). Snapshots in time order, from one thread (the collector's).
+void evaluate_alerts(alerting::AlertingService& alerting, detect::Detection& detection,
+                     const Snapshot& snapshot);
 
 }  // namespace gpuwatch

@@ -137,11 +137,12 @@ int run_agent(const AgentFlags& flags) {
     return kExitUsage;
   }
   const std::shared_ptr<store::SnapshotHistory> history = open_history(options);
+  const auto detection = std::make_shared<detect::Detection>(detect::detection_options(options));
   // Every snapshot goes to the history and the detectors on the collector's thread, right after it is
   // published; set before the first tick so neither misses one.
-  const SnapshotCallback on_snapshot = [history, alerts](const SnapshotPtr& s) {
+  const SnapshotCallback on_snapshot = [history, alerts, detection](const SnapshotPtr& s) {
     if (history) history->append(*s);
-    evaluate_alerts(*alerts, *s);
+    evaluate_alerts(*alerts, *detection, *s);
   };
   running.store(std::make_shared<RunningCollector>(options, on_snapshot));
   HttpServerOptions server_options;
@@ -150,8 +151,9 @@ int run_agent(const AgentFlags& flags) {
   if (history) {
     for (auto& route : query::query_routes(history->store())) server_options.routes.push_back(std::move(route));
   }
-  server_options.extra_metrics = [alerts, history](std::string& out, ExpositionFormat f) {
+  server_options.extra_metrics = [alerts, history, detection](std::string& out, ExpositionFormat f) {
     alerts->append_metrics(out, f);
+    detection->append_metrics(out, f);
     if (history) {
       for (const auto& family : history->health_families()) append_family(out, family, f);
     }

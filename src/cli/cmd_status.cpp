@@ -6,7 +6,7 @@
 #include <iostream>
 #include <memory>
 
-#include "alerting/basic_rules.h"
+#include "detect/detection.h"
 #include "cli/agent_flags.h"
 #include "cli/collector_setup.h"
 #include "cli/commands.h"
@@ -94,7 +94,11 @@ int run_status(const StatusArgs& args) {
     const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
     if (!snap->devices.empty()) {
       std::cout << render_status_table(*snap, StatusTableStyle{colour}) << "\n";
-      std::cout << render_status_alerts(alerting::basic_conditions(*snap), StatusTableStyle{colour});
+      // The detectors on this one reading: what needs a window (trends, rates) cannot fire here.
+      detect::Detection detection(detect::detection_options(options));
+      auto conditions = detection.evaluate(*snap);
+      std::erase_if(conditions, [](const alerting::Condition& c) { return c.alertname == "Watchdog"; });
+      std::cout << render_status_alerts(conditions, StatusTableStyle{colour});
     }
   }
   const int code = exit_code_for(*snap);

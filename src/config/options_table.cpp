@@ -82,9 +82,6 @@ std::optional<std::string> apply_log_level(AgentOptions& o, std::string_view v) 
   return "expected debug, info, warn or error";
 }
 
-std::optional<std::string> check_url(std::string_view v) {
-  if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
-    return "expected an http:// or https:// URL, e.g. http://127.0.0.1:9093";
 std::optional<std::string> apply_store(AgentOptions& o, std::string_view v) {
   if (v == "on" || v == "true") {
     o.store = true;
@@ -96,40 +93,6 @@ std::optional<std::string> apply_store(AgentOptions& o, std::string_view v) {
   return std::nullopt;
 }
 
-Apply url_setter(std::string AgentOptions::*field) {
-  return [field](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
-    if (auto error = check_url(v)) return error;
-    o.*field = std::string(v);
-    while (!(o.*field).empty() && (o.*field).back() == '/') (o.*field).pop_back();
-    return std::nullopt;
-  };
-}
-
-std::optional<std::string> apply_resend(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::seconds(1)) return "expected a duration of at least 1s, e.g. 1m";
-  o.alert_resend_interval = *d;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view v) {
-  std::string_view rest = v;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view pair = rest.substr(0, comma);
-    const auto eq = pair.find('=');
-    if (eq == std::string_view::npos || eq == 0) return "expected name=value pairs separated by commas";
-    for (char c : pair.substr(0, eq)) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "label names are [a-zA-Z0-9_]";
-    }
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-  }
-  o.alert_labels = std::string(v);
-  return std::nullopt;
-}
-
-const std::vector<OptionSpec>& table() {
-  static const std::vector<OptionSpec> kTable = {{
 std::optional<std::string> apply_sync_interval(AgentOptions& o, std::string_view v) {
   auto d = parse_duration(v);
   if (!d || *d < std::chrono::milliseconds(10) || *d > std::chrono::seconds(60))
@@ -203,8 +166,47 @@ std::optional<std::string> apply_downsample_after(AgentOptions& o, std::string_v
   return std::nullopt;
 }
 
-const std::array<OptionSpec, 18>& table() {
-  static const std::array<OptionSpec, 18> kTable = {{
+std::optional<std::string> check_url(std::string_view v) {
+  if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
+    return "expected an http:// or https:// URL, e.g. http://127.0.0.1:9093";
+  }
+  return std::nullopt;
+}
+
+Apply url_setter(std::string AgentOptions::*field) {
+  return [field](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
+    if (auto error = check_url(v)) return error;
+    o.*field = std::string(v);
+    while (!(o.*field).empty() && (o.*field).back() == '/') (o.*field).pop_back();
+    return std::nullopt;
+  };
+}
+
+std::optional<std::string> apply_resend(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::seconds(1)) return "expected a duration of at least 1s, e.g. 1m";
+  o.alert_resend_interval = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view v) {
+  std::string_view rest = v;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view pair = rest.substr(0, comma);
+    const auto eq = pair.find('=');
+    if (eq == std::string_view::npos || eq == 0) return "expected name=value pairs separated by commas";
+    for (char c : pair.substr(0, eq)) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "label names are [a-zA-Z0-9_]";
+    }
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  o.alert_labels = std::string(v);
+  return std::nullopt;
+}
+
+const std::vector<OptionSpec>& table() {
+  static const std::vector<OptionSpec> kTable = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
       {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,

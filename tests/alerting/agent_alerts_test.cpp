@@ -137,7 +137,8 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
   EXPECT_NE(broken.err.find("broken.json: silence 0: matchers"), std::string::npos) << broken.err;
 
   test::BackgroundProcess agent({kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents,
-                                 "--silences-file", (dir / "windows.json").string()},
+                                 "--silences-file", (dir / "windows.json").string(), "--data-dir",
+                                 (dir / "data").string()},
                                 env);
   int port = 0;
   const std::regex port_line(R"(\(port (\d+)\))");
