@@ -200,8 +200,14 @@ WalReplayReport replay_wal(const std::string& dir, const WalVisitor& visitor, bo
     ++report.segments;
     std::size_t pos = 0;
     std::string problem;
+    if (bytes.size() < kWalHeaderBytes && (last || bytes.empty())) {
+      // Created, then a crash before its header was whole: nothing was ever written to it.
+      report.torn_bytes_dropped += bytes.size();
+      if (repair) ::unlink(path.c_str());
+      continue;
+    }
     if (bytes.size() < kWalHeaderBytes) {
-      if (!bytes.empty() || !last) problem = "segment shorter than its header";
+      problem = "segment shorter than its header";
     } else if (!std::equal(kHeader, kHeader + kWalHeaderBytes, bytes.begin())) {
       problem = "not a gpuwatch WAL segment (bad header)";
     } else {
