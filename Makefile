@@ -29,6 +29,7 @@ run: build
 
 bench: build
 	@bench/run.sh $(BUILD)
+	@bench/time_to_alert.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build

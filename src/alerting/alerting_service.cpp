@@ -72,11 +72,6 @@ void AlertingService::evaluate(std::span<const Condition> conditions, std::int64
   router_->route(engine_.alerts(), changed, now_ms);
 }
 
-bool AlertingService::muted(const Alert& a) const {
-  const auto all = engine_.alerts();
-  return router_->muted(a, all, now_());
-}
-
 void AlertingService::append_metrics(std::string& out, ExpositionFormat format) const {
   std::vector<ReceiverCounters> receivers;
   for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});

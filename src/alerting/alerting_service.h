@@ -48,7 +48,6 @@ class AlertingService {
   void evaluate(std::span<const Condition> conditions, std::int64_t now_ms);
 
   std::vector<Alert> alerts() const { return engine_.alerts(); }
-  bool muted(const Alert& a) const;
   std::vector<HttpRoute> routes();
   void append_metrics(std::string& out, ExpositionFormat format) const;
 

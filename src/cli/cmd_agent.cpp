@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cli/agent_flags.h"
+#include "cli/alerting_setup.h"
 #include "cli/collector_setup.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
@@ -18,6 +19,7 @@
 #include "config/agent_options.h"
 #include "core/duration.h"
 #include "http/http_server.h"
+#include "query/query_api.h"
 
 namespace gpuwatch {
 namespace {
@@ -101,10 +103,30 @@ int run_agent(const AgentFlags& flags) {
   SignalWaiter signals;  // before any thread starts
 
   std::atomic<std::shared_ptr<RunningCollector>> running{std::make_shared<RunningCollector>(options)};
+  std::string alerting_error;
+  const std::shared_ptr<alerting::AlertingService> alerts = make_alerting(
+      options, [&running] { return running.load()->collector()->latest()->timestamp_ms; }, alerting_error);
+  if (!alerts) {
+    spdlog::error("alerting: {}", alerting_error);
+    return kExitUsage;
+  }
+  // Every snapshot is evaluated on the collector's thread, right after it is published.
+  const auto evaluate_on = [alerts](RunningCollector& c) {
+    c.collector()->set_snapshot_callback([alerts](const SnapshotPtr& s) { evaluate_alerts(*alerts, *s); });
+  };
+  evaluate_on(*running.load());
   HttpServerOptions server_options;
+  server_options.routes = alerts->routes();
+  server_options.extra_metrics = [alerts](std::string& out, ExpositionFormat f) {
+    alerts->append_metrics(out, f);
+  };
   server_options.listen = options.listen;
   server_options.naming = options.naming;
   server_options.dcgm_hostname_label = options.dcgm_hostname_label;
+  // The Prometheus query API over the history store. STORE HOOK: set `history` to the agent's store once
+  // it lands (src/store); until then the agent serves no /api/v1/query.
+  std::shared_ptr<const store::SeriesSource> history;
+  if (history) server_options.routes = query::query_routes(history);
   HttpServer server(
       server_options, [&running] { return running.load()->collector()->latest(); },
       [&running] { return running.load()->collector()->ready(); });
@@ -145,7 +167,9 @@ int run_agent(const AgentFlags& flags) {
     reloaded.sim_scenario = options.sim_scenario;
     reloaded.dcgm_hostname_label = options.dcgm_hostname_label;
     if (collection_settings_changed(options, reloaded)) {
-      running.store(std::make_shared<RunningCollector>(reloaded));
+      auto fresh = std::make_shared<RunningCollector>(reloaded);
+      evaluate_on(*fresh);
+      running.store(std::move(fresh));
     }
     options = reloaded;
     spdlog::info("reloaded {}", flags.config_path());

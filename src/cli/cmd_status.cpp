@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "alerting/basic_rules.h"
 #include "cli/agent_flags.h"
 #include "cli/collector_setup.h"
 #include "cli/commands.h"
@@ -91,7 +92,10 @@ int run_status(const StatusArgs& args) {
     std::cout << snapshot_to_json(*snap).dump(2) << "\n";
   } else {
     const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-    if (!snap->devices.empty()) std::cout << render_status_table(*snap, StatusTableStyle{colour});
+    if (!snap->devices.empty()) {
+      std::cout << render_status_table(*snap, StatusTableStyle{colour}) << "\n";
+      std::cout << render_status_alerts(alerting::basic_conditions(*snap), StatusTableStyle{colour});
+    }
   }
   const int code = exit_code_for(*snap);
   if (code == kExitNoGpu) explain_no_gpu(*snap, options);

@@ -24,6 +24,8 @@ void add_agent_command(CLI::App& app, CommandAction& action);
 void add_status_command(CLI::App& app, CommandAction& action);
 void add_config_command(CLI::App& app, CommandAction& action);
 void add_sim_command(CLI::App& app, CommandAction& action);
+void add_query_command(CLI::App& app, CommandAction& action);
+void add_alerts_command(CLI::App& app, CommandAction& action);
 void add_import_command(CLI::App& app, CommandAction& action);
 // `sim export`, registered under the sim command.
 void add_sim_export_command(CLI::App& sim, CommandAction& action);

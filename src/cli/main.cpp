@@ -1,4 +1,4 @@
-// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, import).
+// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query, alerts, import).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   gpuwatch::add_status_command(app, action);
   gpuwatch::add_config_command(app, action);
   gpuwatch::add_sim_command(app, action);
+  gpuwatch::add_query_command(app, action);
+  gpuwatch::add_alerts_command(app, action);
   gpuwatch::add_import_command(app, action);
 
   try {

@@ -186,4 +186,20 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
   return out;
 }
 
+std::string render_status_alerts(std::span<const alerting::Condition> conditions,
+                                 const StatusTableStyle& style) {
+  if (conditions.empty()) {
+    return style.colour ? std::string(kDim) + "no alert conditions" + std::string(kReset) + "\n"
+                        : "no alert conditions\n";
+  }
+  Table alerts({"GPU", "SEVERITY", "ALERT", "SUMMARY"});
+  for (const auto& c : conditions) {
+    const auto gpu = c.labels.find("gpu");
+    alerts.add({gpu == c.labels.end() ? "-" : gpu->second, std::string(alerting::severity_name(c.severity)),
+                c.alertname, c.summary},
+               c.severity == alerting::Severity::kPage ? kRed : std::string_view{});
+  }
+  return alerts.render(style.colour);
+}
+
 }  // namespace gpuwatch

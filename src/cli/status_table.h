@@ -1,8 +1,10 @@
 // The human view of one snapshot for `gpuwatch status`: a table of GPUs, then their processes.
 #pragma once
 
+#include <span>
 #include <string>
 
+#include "alerting/condition.h"
 #include "core/snapshot.h"
 
 namespace gpuwatch {
@@ -12,5 +14,10 @@ struct StatusTableStyle {
 };
 
 std::string render_status_table(const Snapshot& snapshot, const StatusTableStyle& style);
+
+// The alert conditions that hold in this one reading, per GPU (status evaluates the rules itself, without an
+// agent, so an alert's for: duration cannot have passed: these are what would be pending or firing).
+std::string render_status_alerts(std::span<const alerting::Condition> conditions,
+                                 const StatusTableStyle& style);
 
 }  // namespace gpuwatch

@@ -23,9 +23,21 @@ struct AgentOptions {
   std::string dcgm_hostname_label = "Hostname";  // dcgm-exporter's newest release says "hostname"
   std::string proc_root = "/proc";
   std::string sysfs_root = "/sys";
-  std::string hostname;      // "" = the machine's hostname
+  std::string kmsg = "/dev/kmsg";  // kernel log for XIDs with pid/process, AER and driver messages; "" = off
+  std::chrono::milliseconds oom_forecast_horizon{std::chrono::minutes(30)};  // time-to-OOM alert horizon
+  std::string hostname;                                                      // "" = the machine's hostname
   std::string sim_scenario;  // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
   std::string log_level = "info";
+  // Alerting (docs/alerting.md).
+  std::string data_dir;  // alert delivery queue and silences; "" keeps them in memory (lost on restart)
+  std::string alertmanager_url;
+  std::string alert_webhook_url;
+  std::chrono::milliseconds alert_resend_interval{60'000};
+  std::string alert_labels;  // "service=training,cluster=a": labels added to every alert
+  std::string api_token_file;
+  std::string silences_file;  // maintenance windows
+  std::string external_url;   // how users reach the agent; "" = http://<hostname>:<port>
+  std::string runbook_dir = "/usr/share/doc/gpuwatch/runbooks";
 };
 
 struct OptionSpec {

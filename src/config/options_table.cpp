@@ -1,5 +1,7 @@
 #include <array>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include "config/agent_options.h"
 #include "core/duration.h"
@@ -32,6 +34,13 @@ std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
   auto d = parse_duration(v);
   if (!d || d->count() == 0) return "expected a positive duration such as 800ms";
   o.deadline = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_oom_horizon(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::minutes(1)) return "expected a duration of at least 1m, such as 30m or 2h";
+  o.oom_forecast_horizon = *d;
   return std::nullopt;
 }
 
@@ -73,8 +82,47 @@ std::optional<std::string> apply_log_level(AgentOptions& o, std::string_view v) 
   return "expected debug, info, warn or error";
 }
 
-const std::array<OptionSpec, 11>& table() {
-  static const std::array<OptionSpec, 11> kTable = {{
+std::optional<std::string> check_url(std::string_view v) {
+  if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
+    return "expected an http:// or https:// URL, e.g. http://127.0.0.1:9093";
+  }
+  return std::nullopt;
+}
+
+Apply url_setter(std::string AgentOptions::*field) {
+  return [field](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
+    if (auto error = check_url(v)) return error;
+    o.*field = std::string(v);
+    while (!(o.*field).empty() && (o.*field).back() == '/') (o.*field).pop_back();
+    return std::nullopt;
+  };
+}
+
+std::optional<std::string> apply_resend(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::seconds(1)) return "expected a duration of at least 1s, e.g. 1m";
+  o.alert_resend_interval = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view v) {
+  std::string_view rest = v;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view pair = rest.substr(0, comma);
+    const auto eq = pair.find('=');
+    if (eq == std::string_view::npos || eq == 0) return "expected name=value pairs separated by commas";
+    for (char c : pair.substr(0, eq)) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return "label names are [a-zA-Z0-9_]";
+    }
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  o.alert_labels = std::string(v);
+  return std::nullopt;
+}
+
+const std::vector<OptionSpec>& table() {
+  static const std::vector<OptionSpec> kTable = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
       {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
@@ -95,12 +143,37 @@ const std::array<OptionSpec, 11>& table() {
        string_setter(&AgentOptions::proc_root), string_getter(&AgentOptions::proc_root)},
       {"sysfs_root", "DIR", "Where to read /sys from", false, string_setter(&AgentOptions::sysfs_root),
        string_getter(&AgentOptions::sysfs_root)},
+      {"kmsg", "PATH",
+       "Kernel log to read XIDs (with pid and process), PCIe AER and driver messages from; \"\" = off", false,
+       string_setter(&AgentOptions::kmsg), string_getter(&AgentOptions::kmsg)},
+      {"oom_forecast_horizon", "DURATION", "Alert when GPU memory is forecast to run out within this", false,
+       apply_oom_horizon, [](const AgentOptions& o) { return format_duration(o.oom_forecast_horizon); }},
       {"hostname", "NAME", "Hostname to report (default: this machine's)", true,
        string_setter(&AgentOptions::hostname), string_getter(&AgentOptions::hostname)},
       {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,
        string_setter(&AgentOptions::sim_scenario), string_getter(&AgentOptions::sim_scenario)},
       {"log_level", "LEVEL", "debug, info, warn or error", true, apply_log_level,
        string_getter(&AgentOptions::log_level)},
+      {"data_dir", "DIR", "Where the agent keeps state (alert delivery queue, silences); default: in memory",
+       false, string_setter(&AgentOptions::data_dir), string_getter(&AgentOptions::data_dir)},
+      {"alertmanager_url", "URL",
+       "Alertmanager to send every alert to (it then groups, inhibits and silences); e.g. http://am:9093",
+       false, url_setter(&AgentOptions::alertmanager_url), string_getter(&AgentOptions::alertmanager_url)},
+      {"alert_webhook_url", "URL", "Webhook to notify in Alertmanager's webhook format (version 4)", false,
+       url_setter(&AgentOptions::alert_webhook_url), string_getter(&AgentOptions::alert_webhook_url)},
+      {"alert_resend_interval", "DURATION", "How often firing alerts are sent again to Alertmanager", false,
+       apply_resend, [](const AgentOptions& o) { return format_duration(o.alert_resend_interval); }},
+      {"alert_labels", "NAME=VALUE,...", "Labels added to every alert, e.g. service=training,cluster=west",
+       false, apply_alert_labels, string_getter(&AgentOptions::alert_labels)},
+      {"api_token_file", "FILE",
+       "File holding the bearer token that allows changing silences through the API", false,
+       string_setter(&AgentOptions::api_token_file), string_getter(&AgentOptions::api_token_file)},
+      {"silences_file", "FILE", "Maintenance windows: silences in Alertmanager's JSON form, one list", false,
+       string_setter(&AgentOptions::silences_file), string_getter(&AgentOptions::silences_file)},
+      {"external_url", "URL", "How users reach this agent, for alert links (default http://HOSTNAME:PORT)",
+       false, url_setter(&AgentOptions::external_url), string_getter(&AgentOptions::external_url)},
+      {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
+       string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
   }};
   return kTable;
 }

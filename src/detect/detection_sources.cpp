@@ -1,15 +1,36 @@
 #include "detect/detection_sources.h"
 
+#include <algorithm>
+#include <fstream>
+
 #include "sources/kernel/pcie_aer.h"
 
 namespace gpuwatch::detect {
+namespace {
+
+// The CUDA driver and runtime libraries a process maps (each path once).
+std::vector<std::string> cuda_libraries(const std::string& proc_root, unsigned pid) {
+  std::vector<std::string> out;
+  std::ifstream maps(proc_root + "/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string path = line.substr(slash);
+    const auto base = path.substr(path.rfind('/') + 1);
+    if (!base.starts_with("libcuda.so.") && !base.starts_with("libcudart.so.")) continue;
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+  }
+  return out;
+}
+
+}  // namespace
 
 DetectionSources::DetectionSources(DetectionSourceOptions options) : options_(std::move(options)) {
   if (!options_.kmsg.empty()) kmsg_.emplace(options_.kmsg);
 }
 
 DetectionInput DetectionSources::gather(const Snapshot& snapshot) {
-  DetectionInput in{snapshot, {}, {}, {}};
+  DetectionInput in{snapshot, {}, {}, {}, {}};
   if (kmsg_) in.kernel_events = kmsg_->poll();
   if (!options_.sysfs_root.empty()) {
     for (const auto& d : snapshot.devices) {
@@ -18,6 +39,18 @@ DetectionInput DetectionSources::gather(const Snapshot& snapshot) {
         in.aer[d.identity.pci_bus_id] = *aer;
     }
     in.kernel_module_version = kernel::read_nvidia_module_version(options_.sysfs_root);
+  }
+  if (!options_.proc_root.empty()) {
+    std::map<unsigned, std::vector<std::string>> seen;
+    for (const auto& d : snapshot.devices) {
+      for (const auto& p : d.processes) {
+        auto it = libraries_.find(p.pid);
+        seen[p.pid] =
+            it != libraries_.end() ? std::move(it->second) : cuda_libraries(options_.proc_root, p.pid);
+      }
+    }
+    libraries_ = std::move(seen);  // processes that left are forgotten
+    in.process_libraries = libraries_;
   }
   return in;
 }

@@ -3,6 +3,7 @@
 // --sysfs-root). A missing source leaves its part of the input empty.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -14,6 +15,7 @@ namespace gpuwatch::detect {
 struct DetectionSourceOptions {
   std::string kmsg = "/dev/kmsg";   // "" = do not read the kernel log
   std::string sysfs_root = "/sys";  // "" = do not read sysfs
+  std::string proc_root = "/proc";  // "" = do not read processes' mapped libraries
 };
 
 class DetectionSources {
@@ -26,6 +28,7 @@ class DetectionSources {
  private:
   DetectionSourceOptions options_;
   std::optional<kernel::KmsgReader> kmsg_;
+  std::map<unsigned, std::vector<std::string>> libraries_;  // by pid; a process's mappings are read once
 };
 
 }  // namespace gpuwatch::detect

@@ -26,6 +26,8 @@ struct DetectionInput {
   std::vector<kernel::KernelEvent> kernel_events;    // logged since the last evaluation
   std::map<std::string, kernel::AerCounters> aer;    // by normalised bus id, for the GPUs that have AER files
   std::optional<std::string> kernel_module_version;  // /sys/module/nvidia/version
+  // CUDA libraries (libcuda.so.*, libcudart.so.*) each GPU process maps, from /proc/<pid>/maps, by pid.
+  std::map<unsigned, std::vector<std::string>> process_libraries;
 };
 
 class Detector {

@@ -7,7 +7,7 @@
 namespace gpuwatch::detect {
 
 std::span<const DetectorInfo> detector_table() {
-  static const std::array<DetectorInfo, 9> kTable = {{
+  static const std::array<DetectorInfo, 11> kTable = {{
       {"xid", "GpuXidCritical, GpuXidHardware, GpuXidApplication, GpuXidRepeating",
        [](const DetectorSettings& s) { return make_xid_detector(s.xid); }},
       {"gpu_lost", "GpuLost, GpuStale",
@@ -28,6 +28,11 @@ std::span<const DetectorInfo> detector_table() {
        [](const DetectorSettings& s) { return make_probable_oom_detector(s.probable_oom); }},
       {"memory_leak", "GpuProcessMemoryLeak",
        [](const DetectorSettings& s) { return make_memory_leak_detector(s.leak); }},
+      {"version_mismatch",
+       "GpuDriverVersionMismatch, GpuProcessLibcudaMismatch, GpuCudaRuntimeTooNew, GpuMixedVbios",
+       [](const DetectorSettings&) { return make_version_mismatch_detector(); }},
+      {"idle_waste", "GpuIdleWaste",
+       [](const DetectorSettings& s) { return make_idle_waste_detector(s.idle); }},
       {"watchdog", "Watchdog", [](const DetectorSettings&) { return make_watchdog_detector(); }},
   }};
   return kTable;

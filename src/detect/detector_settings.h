@@ -59,6 +59,13 @@ struct LeakSettings {
   unsigned rising_bins = 5;                        // in at least this many of the bins-1 steps
 };
 
+struct IdleSettings {
+  milliseconds window = 24h;                 // utilization averaged over this window (kept as 24 bins)
+  double utilization_below = 0.2;            // mean utilization under this is idle
+  double held_bytes = 1024.0 * 1024 * 1024;  // while processes hold at least this much memory
+  double held_fraction = 0.9;                // in at least this fraction of the samples
+};
+
 struct DetectorSettings {
   XidSettings xid;
   LostSettings lost;
@@ -68,6 +75,7 @@ struct DetectorSettings {
   OomForecastSettings oom_forecast;
   ProbableOomSettings probable_oom;
   LeakSettings leak;
+  IdleSettings idle;
 };
 
 }  // namespace gpuwatch::detect

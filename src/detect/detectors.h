@@ -17,6 +17,8 @@ std::unique_ptr<Detector> make_pcie_detector(const PcieSettings& s);
 std::unique_ptr<Detector> make_oom_forecast_detector(const OomForecastSettings& s);
 std::unique_ptr<Detector> make_probable_oom_detector(const ProbableOomSettings& s);
 std::unique_ptr<Detector> make_memory_leak_detector(const LeakSettings& s);
+std::unique_ptr<Detector> make_version_mismatch_detector();
+std::unique_ptr<Detector> make_idle_waste_detector(const IdleSettings& s);
 std::unique_ptr<Detector> make_watchdog_detector();
 
 }  // namespace gpuwatch::detect

@@ -11,6 +11,7 @@
 #include "query/labels_util.h"
 #include "query/operators.h"
 #include "query/query_error.h"
+#include "query/sliding_extreme.h"
 
 namespace gpuwatch::query {
 namespace {
@@ -21,13 +22,20 @@ bool is_stale(double v) {
   return std::bit_cast<std::uint64_t>(v) == kStaleNaN;
 }
 
-void drop_stale(std::vector<store::SeriesPoints>& series) {
-  for (auto& s : series) {
-    std::erase_if(s.points, [](const store::Point& p) { return is_stale(p.value); });
+// Range windows leave stale markers out (as Prometheus does); a copy is made only when a series has one.
+std::span<const store::Point> without_stale(std::span<const store::Point> points,
+                                            std::vector<store::Point>& scratch) {
+  if (std::none_of(points.begin(), points.end(), [](const store::Point& p) { return is_stale(p.value); })) {
+    return points;
   }
+  scratch.clear();
+  for (const auto& p : points) {
+    if (!is_stale(p.value)) scratch.push_back(p);
+  }
+  return scratch;
 }
 
-void sort_by_labels(std::vector<store::SeriesPoints>& series) {
+void sort_by_labels(std::vector<StepSeries>& series) {
   std::sort(series.begin(), series.end(), [](const auto& a, const auto& b) { return a.labels < b.labels; });
 }
 
@@ -97,64 +105,88 @@ class Evaluator {
     return v;
   }
 
-  std::vector<store::SeriesPoints> select(const Expr& selector, std::int64_t before) {
-    auto series = source_.select(selector.matchers, steps_.start - selector.offset_ms - before,
-                                 steps_.end - selector.offset_ms);
-    drop_stale(series);
-    sort_by_labels(series);
-    return series;
+  // Visits every series of a selector over the whole range (start - offset - before .. end - offset).
+  void for_each_series(const Expr& selector, std::int64_t before,
+                       const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn) {
+    source_.for_each_series(selector.matchers, steps_.start - selector.offset_ms - before,
+                            steps_.end - selector.offset_ms, fn);
   }
 
-  // An instant selector: at each step, the newest point no older than the lookback.
+  // An instant selector: at each step, the newest point no older than the lookback, unless that point is
+  // a stale marker (the series ended).
   Value selector(const Expr& e, bool timestamps) {
     Value out;
     out.type = ValueType::kVector;
-    for (auto& s : select(e, options_.lookback_ms)) {
-      StepSeries ss = empty_series(std::move(s.labels));
-      const auto& pts = s.points;
-      std::size_t i = 0;
-      bool any = false;
-      for (std::size_t k = 0; k < n_; ++k) {
-        const std::int64_t t = steps_.at(k) - e.offset_ms;
-        while (i < pts.size() && pts[i].t_ms <= t) ++i;
-        if (i == 0 || pts[i - 1].t_ms < t - options_.lookback_ms) continue;
-        ss.values[k] = timestamps ? static_cast<double>(pts[i - 1].t_ms) / 1000 : pts[i - 1].value;
-        ss.present[k] = 1;
-        any = true;
-      }
-      if (any) out.vector.push_back(std::move(ss));
-    }
+    for_each_series(
+        e, options_.lookback_ms, [&](const store::Labels& labels, std::span<const store::Point> pts) {
+          StepSeries ss = empty_series({});
+          std::size_t i = 0;
+          bool any = false;
+          for (std::size_t k = 0; k < n_; ++k) {
+            const std::int64_t t = steps_.at(k) - e.offset_ms;
+            while (i < pts.size() && pts[i].t_ms <= t) ++i;
+            if (i == 0 || pts[i - 1].t_ms < t - options_.lookback_ms || is_stale(pts[i - 1].value)) continue;
+            ss.values[k] = timestamps ? static_cast<double>(pts[i - 1].t_ms) / 1000 : pts[i - 1].value;
+            ss.present[k] = 1;
+            any = true;
+          }
+          if (!any) return;
+          ss.labels = labels;
+          out.vector.push_back(std::move(ss));
+        });
+    sort_by_labels(out.vector);
     return out;
   }
 
   // A range selector as an instant query's result: the raw points of [t - range, t].
   Value raw_matrix(const Expr& e) {
-    const Expr& vs = *e.args[0];
     Value out;
     out.type = ValueType::kMatrix;
-    out.matrix = select(vs, e.range_ms);
-    std::erase_if(out.matrix, [](const auto& s) { return s.points.empty(); });
+    std::vector<store::Point> scratch;
+    for_each_series(*e.args[0], e.range_ms,
+                    [&](const store::Labels& labels, std::span<const store::Point> pts) {
+                      const auto kept = without_stale(pts, scratch);
+                      if (!kept.empty()) out.matrix.push_back({labels, {kept.begin(), kept.end()}});
+                    });
     return out;
   }
 
-  // Calls `fn(series index, step, points in the window)` for every series and step of a range selector.
+  // Calls `fn(series number, labels, step, points in the window, window start, window end)` for every
+  // series of a range selector and every step, sliding two indexes over the series' points.
   template <typename Fn>
-  std::vector<store::SeriesPoints> over_windows(const Expr& matrix, Fn&& fn) {
+  void over_windows(const Expr& matrix, Fn&& fn) {
     const Expr& vs = *matrix.args[0];
-    auto series = select(vs, matrix.range_ms);
-    for (std::size_t si = 0; si < series.size(); ++si) {
-      const auto& pts = series[si].points;
-      std::size_t lo = 0;
-      std::size_t hi = 0;
-      for (std::size_t k = 0; k < n_; ++k) {
-        const std::int64_t end = steps_.at(k) - vs.offset_ms;
-        const std::int64_t start = end - matrix.range_ms;
-        while (hi < pts.size() && pts[hi].t_ms <= end) ++hi;
-        while (lo < hi && pts[lo].t_ms < start) ++lo;
-        fn(si, k, std::span<const store::Point>(pts.data() + lo, hi - lo), start, end);
+    std::vector<store::Point> scratch;
+    std::size_t series = 0;
+    for_each_series(vs, matrix.range_ms, [&](const store::Labels& labels, std::span<const store::Point> all) {
+      ++series;
+      // Stale markers are noticed while walking (one pass over the points); a series with one is walked
+      // again from its first step without them. The steps before the marker entered a window see the
+      // same points both times, so what `fn` did for them stands.
+      if (!walk_windows(matrix, series, labels, all, true, fn)) {
+        walk_windows(matrix, series, labels, without_stale(all, scratch), false, fn);
       }
+    });
+  }
+
+  // False when `check_stale` and a stale marker would enter a window: `fn` has then been called for the
+  // steps before it only.
+  template <typename Fn>
+  bool walk_windows(const Expr& matrix, std::size_t series, const store::Labels& labels,
+                    std::span<const store::Point> pts, bool check_stale, Fn& fn) {
+    const std::int64_t offset = matrix.args[0]->offset_ms;
+    std::size_t lo = 0;
+    std::size_t hi = 0;
+    for (std::size_t k = 0; k < n_; ++k) {
+      const std::int64_t end = steps_.at(k) - offset;
+      const std::int64_t start = end - matrix.range_ms;
+      for (; hi < pts.size() && pts[hi].t_ms <= end; ++hi) {
+        if (check_stale && is_stale(pts[hi].value)) return false;
+      }
+      while (lo < hi && pts[lo].t_ms < start) ++lo;
+      fn(series, labels, k, pts.subspan(lo, hi - lo), start, end);
     }
-    return series;
+    return true;
   }
 
   Value window_call(const Expr& e, const FunctionDef& f) {
@@ -162,28 +194,32 @@ class Evaluator {
     std::vector<double> param(n_, 0.0);
     if (f.min_args == 2) param = eval(*e.args[1 - f.matrix_arg]).scalar;
     const double range_s = static_cast<double>(matrix.range_ms) / 1000;
-    std::vector<StepSeries> out;
-    std::size_t current = SIZE_MAX;
-    auto series = over_windows(matrix, [&](std::size_t si, std::size_t k, std::span<const store::Point> pts,
-                                           std::int64_t start, std::int64_t end) {
-      if (si != current) {
-        out.push_back(empty_series({}));
-        current = si;
-      }
-      const Window w{start, end, steps_.at(k), range_s, param[k]};
-      if (const auto v = f.window(pts, w)) {
-        out.back().values[k] = *v;
-        out.back().present[k] = 1;
-      }
-    });
     Value v;
     v.type = ValueType::kVector;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (std::find(out[i].present.begin(), out[i].present.end(), 1) == out[i].present.end()) continue;
-      out[i].labels = std::move(series[i].labels);
-      if (!f.keeps_name) drop_metric_name(out[i].labels);
-      v.vector.push_back(std::move(out[i]));
-    }
+    std::size_t current = 0;
+    bool any = false;
+    SlidingExtreme sliding(f.extreme > 0);
+    const auto finish = [&] {
+      if (current != 0 && !any) v.vector.pop_back();
+    };
+    over_windows(matrix, [&](std::size_t series, const store::Labels& labels, std::size_t k,
+                             std::span<const store::Point> pts, std::int64_t start, std::int64_t end) {
+      if (k == 0) sliding.reset();  // a new series, or the same one walked again without stale markers
+      if (series != current) {
+        finish();
+        v.vector.push_back(empty_series(labels));
+        if (!f.keeps_name) drop_metric_name(v.vector.back().labels);
+        current = series;
+        any = false;
+      }
+      const Window w{start, end, steps_.at(k), range_s, param[k]};
+      if (const auto r = f.extreme != 0 ? sliding.next(pts) : f.window(pts, w)) {
+        v.vector.back().values[k] = *r;
+        v.vector.back().present[k] = 1;
+        any = true;
+      }
+    });
+    finish();
     check_unique_labels(v.vector);
     return v;
   }
@@ -302,11 +338,11 @@ class Evaluator {
       }
       case FunctionKind::kAbsentOverTime: {
         std::vector<std::uint8_t> seen(n_, 0);
-        over_windows(
-            unwrap_parens(*e.args[0]),
-            [&](std::size_t, std::size_t k, std::span<const store::Point> pts, std::int64_t, std::int64_t) {
-              if (!pts.empty()) seen[k] = 1;
-            });
+        over_windows(unwrap_parens(*e.args[0]),
+                     [&](std::size_t, const store::Labels&, std::size_t k, std::span<const store::Point> pts,
+                         std::int64_t, std::int64_t) {
+                       if (!pts.empty()) seen[k] = 1;
+                     });
         return absent_from(std::move(seen), *e.args[0]);
       }
       case FunctionKind::kHistogramQuantile: {

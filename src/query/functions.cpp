@@ -19,6 +19,11 @@ constexpr V kM = V::kMatrix;
 FunctionDef window_fn(std::string_view name, WindowFn fn, bool keeps_name = false) {
   return {name, {kM, kS, kS}, 1, 1, kV, FunctionKind::kWindow, fn, nullptr, 0, keeps_name};
 }
+FunctionDef extreme_fn(std::string_view name, WindowFn fn, int extreme) {
+  FunctionDef d = window_fn(name, fn);
+  d.extreme = extreme;
+  return d;
+}
 // A window function with a scalar parameter, before (quantile_over_time) or after (predict_linear) the range.
 FunctionDef window_fn_param(std::string_view name, WindowFn fn, bool param_first) {
   FunctionDef d{name, {kM, kS, kS}, 2, 2, kV, FunctionKind::kWindow, fn, nullptr, 0, false};
@@ -53,8 +58,8 @@ const std::vector<FunctionDef>& table() {
       window_fn("changes", window::changes),
       window_fn("resets", window::resets),
       window_fn("avg_over_time", window::avg_over_time),
-      window_fn("min_over_time", window::min_over_time),
-      window_fn("max_over_time", window::max_over_time),
+      extreme_fn("min_over_time", window::min_over_time, -1),
+      extreme_fn("max_over_time", window::max_over_time, +1),
       window_fn("sum_over_time", window::sum_over_time),
       window_fn("count_over_time", window::count_over_time),
       window_fn("last_over_time", window::last_over_time, true),

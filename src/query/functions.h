@@ -49,6 +49,7 @@ struct FunctionDef {
   ElementFn element = nullptr;
   int matrix_arg = 0;       // kWindow: which argument is the range vector
   bool keeps_name = false;  // last_over_time keeps __name__, like offset
+  int extreme = 0;          // +1 max_over_time, -1 min_over_time: evaluated with a sliding window
 };
 
 // The row for a supported function, or null.

@@ -83,6 +83,16 @@ std::vector<store::SeriesPoints> MemorySeriesSource::select(std::span<const stor
   return out;
 }
 
+void MemorySeriesSource::for_each_series(
+    std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+    const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn) const {
+  for (const auto& [labels, points] : series_) {
+    if (!matches_all(labels, matchers)) continue;
+    const auto range = in_range(points, min_t, max_t);
+    if (!range.empty()) fn(labels, range);
+  }
+}
+
 std::vector<store::Labels> MemorySeriesSource::series(std::span<const store::LabelMatcher> matchers,
                                                       std::int64_t min_t, std::int64_t max_t) const {
   std::vector<store::Labels> out;

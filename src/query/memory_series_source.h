@@ -23,6 +23,10 @@ class MemorySeriesSource : public store::SeriesSource {
                                           std::int64_t max_t) const override;
   std::vector<store::Labels> series(std::span<const store::LabelMatcher> matchers, std::int64_t min_t,
                                     std::int64_t max_t) const override;
+  // Hands out the held points without copying them.
+  void for_each_series(
+      std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+      const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn) const override;
 
  private:
   std::map<store::Labels, std::vector<store::Point>> series_;

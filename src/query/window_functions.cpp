@@ -1,6 +1,7 @@
 #include "query/window_functions.h"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace gpuwatch::query::window {
@@ -168,22 +169,38 @@ std::optional<double> avg_over_time(Points p, const Window&) {
   return mean + c;
 }
 
-std::optional<double> min_over_time(Points p, const Window&) {
+// Prometheus keeps the first value and replaces it when a later one is smaller/larger or the kept one is
+// NaN: that is the extreme of the non-NaN values, or NaN when all are NaN. This runs once per point of
+// every window, so it is written without branches on the data and with four independent accumulators
+// (one comparison chain would wait on each previous result).
+template <typename Better>
+std::optional<double> extreme(Points p, double start, Better better) {
   if (p.empty()) return std::nullopt;
-  double m = p[0].value;
-  for (const auto& s : p) {
-    if (s.value < m || std::isnan(m)) m = s.value;
+  double m[4] = {start, start, start, start};
+  bool number = false;
+  std::size_t i = 0;
+  for (; i + 4 <= p.size(); i += 4) {
+    for (int j = 0; j < 4; ++j) {
+      const double v = p[i + j].value;
+      m[j] = better(v, m[j]) ? v : m[j];
+      number |= v == v;
+    }
   }
-  return m;
+  for (; i < p.size(); ++i) {
+    const double v = p[i].value;
+    m[0] = better(v, m[0]) ? v : m[0];
+    number |= v == v;
+  }
+  for (int j = 1; j < 4; ++j) m[0] = better(m[j], m[0]) ? m[j] : m[0];
+  return number ? m[0] : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::optional<double> min_over_time(Points p, const Window&) {
+  return extreme(p, std::numeric_limits<double>::infinity(), [](double a, double b) { return a < b; });
 }
 
 std::optional<double> max_over_time(Points p, const Window&) {
-  if (p.empty()) return std::nullopt;
-  double m = p[0].value;
-  for (const auto& s : p) {
-    if (s.value > m || std::isnan(m)) m = s.value;
-  }
-  return m;
+  return extreme(p, -std::numeric_limits<double>::infinity(), [](double a, double b) { return a > b; });
 }
 
 std::optional<double> sum_over_time(Points p, const Window&) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,6 +55,13 @@ class SeriesSource {
   // The label sets of matching series that have points in the range (for /api/v1/series); no points.
   virtual std::vector<Labels> series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                                      std::int64_t max_t) const = 0;
+  // Calls `fn` once for each series select() would return, with the same points, in any order; the span
+  // is valid only during the call. The query engine reads through this: a store can hand out points it
+  // holds or decodes into a reused buffer instead of building a vector per series. Default: select().
+  virtual void for_each_series(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                               const std::function<void(const Labels&, std::span<const Point>)>& fn) const {
+    for (const auto& s : select(matchers, min_t, max_t)) fn(s.labels, s.points);
+  }
 };
 
 // What ingestion writes. append() takes points of one series in time order; an out-of-order or duplicate

@@ -26,6 +26,7 @@ TEST(StatusCommand, HealthyNodeExitsZeroAndListsEveryGpu) {
   }
   EXPECT_EQ(r.out.find("critical"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\033["), std::string::npos) << "no colour when piped";
+  EXPECT_NE(r.out.find("no alert conditions"), std::string::npos) << r.out;
 }
 
 TEST(StatusCommand, IncidentsNodeIsCriticalAndNamesTheFaults) {
@@ -35,6 +36,8 @@ TEST(StatusCommand, IncidentsNodeIsCriticalAndNamesTheFaults) {
   EXPECT_NE(r.out.find("GPU is lost"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("uncorrectable ECC"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("x8, below its maximum x16"), std::string::npos) << r.out;
+  // The alert conditions that hold in this reading, evaluated by status itself.
+  EXPECT_NE(r.out.find("3    page      GpuLost  GPU 3 fell off the bus"), std::string::npos) << r.out;
 }
 
 TEST(StatusCommand, JsonListsEightGpusWithTheLostOneMarked) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "alerting/alert_engine.h"
 #include "collector/collector.h"
 #include "detect/detection_sources.h"
 #include "sim_support.h"
@@ -18,6 +19,14 @@ std::string key_severity(Severity s) {
 AlertKey key_of(const Condition& c) {
   auto gpu = c.labels.find("gpu");
   return {c.alertname, key_severity(c.severity), gpu == c.labels.end() ? "" : gpu->second};
+}
+
+AlertKey key_of(const alerting::Alert& a) {
+  auto label = [&](const char* name) {
+    auto it = a.labels.find(name);
+    return it == a.labels.end() ? std::string() : it->second;
+  };
+  return {label("alertname"), label("severity"), label("gpu")};
 }
 
 // The kernel-log file the simulator writes as scenario time moves (GPUWATCH_SIM_KMSG), for one game day.
@@ -43,28 +52,27 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
   o.proc_root = dir.path();
   o.deadline = std::chrono::milliseconds(300);  // a hung GPU costs this much wall time per tick
   Collector collector(o);
-  DetectionSources sources({kmsg, ""});
+  DetectionSources sources({kmsg, "", dir.path()});  // the simulator's /proc tree: mapped CUDA libraries
   DetectorSet detectors(options.settings);
 
+  // The alert engine applies each condition's for duration: an alert counts once it fires.
+  alerting::AlertEngineOptions engine_options;
+  engine_options.hostname = "game-day";
+  alerting::AlertEngine engine(engine_options);
   GameDayResult result;
-  std::map<AlertKey, double> holding_since;
   for (double t = 0; t <= options.end_s; t += options.step_s) {
     collector.clock().sleep_until_ms(sim.ms_at(t));
     collector.tick();
     const SnapshotPtr snap = collector.latest();
     const auto conditions = detectors.evaluate(sources.gather(*snap));
-    std::map<AlertKey, double> still;
-    for (const auto& c : conditions) {
-      const AlertKey k = key_of(c);
-      const double since = holding_since.contains(k) ? holding_since[k] : t;
-      still[k] = since;
-      const double for_s = static_cast<double>(c.for_duration.count()) / 1000.0;
-      if (t - since >= for_s && !result.fired.contains(k)) {
-        result.fired[k] = t;
-        result.example[k] = c;
-      }
+    std::map<AlertKey, const Condition*> by_key;
+    for (const auto& c : conditions) by_key.emplace(key_of(c), &c);
+    for (const auto& alert : engine.evaluate(conditions, snap->timestamp_ms)) {
+      const AlertKey k = key_of(alert);
+      if (alert.state != alerting::AlertState::kFiring || result.fired.contains(k)) continue;
+      result.fired[k] = t;
+      if (auto it = by_key.find(k); it != by_key.end()) result.example[k] = *it->second;
     }
-    holding_since = std::move(still);
   }
   return result;
 }

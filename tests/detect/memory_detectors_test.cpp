@@ -136,3 +136,44 @@ TEST(MemoryLeak, AWarmUpThatPlateausIsNotALeak) {
 
 }  // namespace
 }  // namespace gpuwatch::detect
+
+namespace gpuwatch::detect {
+namespace {
+
+// A day of snapshots every 5 minutes; utilization and held memory per hour of the day.
+std::vector<Condition> run_day(Detector& det, const std::function<double(int)>& util_at_hour,
+                               const std::function<double(int)>& held_at_hour) {
+  std::vector<Condition> cs;
+  for (int minute = 0; minute <= 25 * 60; minute += 5) {
+    test::Gpu g(7);
+    const int hour = (minute / 60) % 24;
+    g.set(Metric::kUtilization, util_at_hour(hour));
+    if (held_at_hour(hour) > 0) g.process(9000, "jupyter", held_at_hour(hour));
+    cs = test::evaluate(det, test::snapshot_at(minute * 60000LL, {g}));
+  }
+  return cs;
+}
+
+TEST(IdleWaste, AGpuHeldAllDayAtFivePercentTickets) {
+  auto det = make_idle_waste_detector({});
+  auto cs = run_day(
+      *det, [](int) { return 0.05; }, [](int) { return 8 * test::kGiB; });
+  ASSERT_EQ(test::names(cs), (std::vector<std::string>{"GpuIdleWaste"}));
+  EXPECT_EQ(cs[0].severity, Severity::kTicket);
+  EXPECT_NE(cs[0].description.find("mean utilization 5%"), std::string::npos) << cs[0].description;
+}
+
+TEST(IdleWaste, IdleNightsOnABusyDayAndAFreeGpuAreNotWaste) {
+  auto nights = make_idle_waste_detector({});
+  EXPECT_TRUE(
+      run_day(
+          *nights, [](int h) { return h >= 8 && h < 20 ? 0.9 : 0.0; }, [](int) { return 120 * test::kGiB; })
+          .empty());
+  auto free_gpu = make_idle_waste_detector({});
+  EXPECT_TRUE(run_day(
+                  *free_gpu, [](int) { return 0.0; }, [](int) { return 0.0; })
+                  .empty());
+}
+
+}  // namespace
+}  // namespace gpuwatch::detect

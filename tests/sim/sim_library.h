@@ -23,6 +23,7 @@ struct NvmlApi {
   int (*gpuwatchSimLastError)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteProcTree)(const char*) = nullptr;
   int (*gpuwatchSimGetHostname)(char*, unsigned) = nullptr;
+  int (*gpuwatchSimWriteKernelLog)(const char*) = nullptr;
 };
 
 inline std::string library_path() {
@@ -58,6 +59,7 @@ class SimLibrary {
     resolve(api.gpuwatchSimLastError, "gpuwatchSimLastError");
     resolve(api.gpuwatchSimWriteProcTree, "gpuwatchSimWriteProcTree");
     resolve(api.gpuwatchSimGetHostname, "gpuwatchSimGetHostname");
+    resolve(api.gpuwatchSimWriteKernelLog, "gpuwatchSimWriteKernelLog");
   }
   ~SimLibrary() {
     // Balance every init: the library may stay loaded after dlclose (and keep its state) in this process.

@@ -1,0 +1,99 @@
+// `gpuwatch alerts [--json] [--url URL]`: the pending and firing alerts of a running agent (its
+// /api/v1/alerts), as a table or as the API's JSON. `gpuwatch alerts inhibit-rules` prints the
+// inhibit_rules for Alertmanager's config that match the agent's own inhibition table.
+#include <httplib.h>
+
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "alerting/inhibition.h"
+#include "alerting/receiver.h"
+#include "cli/commands.h"
+
+namespace gpuwatch {
+namespace {
+
+struct AlertsArgs {
+  bool json = false;
+  std::string url = "http://127.0.0.1:19400";
+};
+
+std::string label(const nlohmann::json& a, const char* name) {
+  return a["labels"].value(name, "-");
+}
+
+std::string padded(std::string s, std::size_t width) {
+  if (s.size() < width) s.resize(width, ' ');
+  return s;
+}
+
+int run_alerts(const AlertsArgs& args) {
+  std::string origin, path;
+  if (auto error = alerting::split_url(args.url, origin, path); !error.empty()) {
+    std::cerr << "gpuwatch alerts: --url: " << error << "\n";
+    return kExitUsage;
+  }
+  httplib::Client client(origin);
+  client.set_connection_timeout(std::chrono::seconds(3));
+  client.set_read_timeout(std::chrono::seconds(10));
+  const std::string base = path == "/" ? "" : path;
+  const auto res = client.Get(base + "/api/v1/alerts");
+  if (!res) {
+    std::cerr << "gpuwatch alerts: no agent answers at " << args.url << " ("
+              << httplib::to_string(res.error())
+              << "); is `gpuwatch agent` running there? Pass --url to ask another.\n";
+    return kExitRuntime;
+  }
+  const auto body = nlohmann::json::parse(res->body, nullptr, false);
+  if (res->status != 200 || body.is_discarded() || !body.contains("data")) {
+    std::cerr << "gpuwatch alerts: " << args.url << "/api/v1/alerts answered HTTP " << res->status << ": "
+              << res->body.substr(0, 300) << "\n";
+    return kExitRuntime;
+  }
+  const auto& alerts = body["data"]["alerts"];
+  if (args.json) {
+    std::cout << body.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (alerts.empty()) {
+    std::cout << "no pending or firing alerts\n";
+    return kExitOk;
+  }
+  std::cout << padded("STATE", 9) << padded("SEVERITY", 9) << padded("ALERT", 26) << padded("GPU", 5)
+            << padded("SINCE", 26) << "SUMMARY\n";
+  for (const auto& a : alerts) {
+    std::string state = a.value("state", "");
+    if (a.value("muted", false)) state += "*";
+    std::cout << padded(state, 9) << padded(label(a, "severity"), 9) << padded(label(a, "alertname"), 26)
+              << padded(label(a, "gpu"), 5) << padded(a.value("activeAt", ""), 26)
+              << a["annotations"].value("summary", "") << "\n";
+  }
+  bool any_muted = false;
+  for (const auto& a : alerts) any_muted = any_muted || a.value("muted", false);
+  if (any_muted) std::cout << "* muted by a silence or an inhibition\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_alerts_command(CLI::App& app, CommandAction& action) {
+  CLI::App* cmd = app.add_subcommand("alerts", "Show the pending and firing alerts of a running agent");
+  auto args = std::make_shared<AlertsArgs>();
+  cmd->add_flag("--json", args->json, "Print the agent's /api/v1/alerts JSON");
+  cmd->add_option("--url", args->url, "The agent to ask")->capture_default_str();
+  cmd->callback([&action, args, cmd] {
+    if (cmd->get_subcommands().empty()) action = [args] { return run_alerts(*args); };
+  });
+  CLI::App* rules = cmd->add_subcommand(
+      "inhibit-rules", "Print Alertmanager inhibit_rules matching gpuwatch's inhibition table");
+  rules->callback([&action] {
+    action = [] {
+      std::cout << alerting::alertmanager_inhibit_rules_yaml();
+      return static_cast<int>(kExitOk);
+    };
+  });
+}
+
+}  // namespace gpuwatch
