@@ -74,6 +74,7 @@ metric() { curl -s "$1/metrics" | awk -v m="$2" '$1 == m {print $2}' | head -1; 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 stop_pid() {
   local p=$1 i keep=() q
+  kill -CONT "$p" 2>/dev/null || true   # a stopped server would never act on the TERM
   kill "$p" 2>/dev/null || true
   for i in $(seq 150); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
   wait "$p" 2>/dev/null || true

@@ -83,9 +83,10 @@ def main():
         print("| %s | %s | %s | %s | %s |" % (
             c, a["share"] if a else "-", "%.3f" % a["bytes_per_sample"] if a else "-",
             b["share"] if b else "-", "%.3f" % b["bytes_per_sample"] if b else "-"))
-    print("\nSecond corpus: %s series, %s samples; codec overall %s bytes/sample; agent RSS holding it: %s kB." % (
+    rss = g("sim_agent_rss_kb", "n/a")
+    print("\nSecond corpus: %s series, %s samples; codec overall %s bytes/sample; agent RSS holding it: %s." % (
         g("sim_series", "?"), g("sim_samples", "?"), g("sim_codec_bytes_per_sample", "?"),
-        g("sim_agent_rss_kb", "n/a")))
+        rss + " kB" if rss.isdigit() else rss))
 
 
 if __name__ == "__main__":
