@@ -7,7 +7,7 @@
 namespace gpuwatch::detect {
 
 std::span<const DetectorInfo> detector_table() {
-  static const std::array<DetectorInfo, 11> kTable = {{
+  static const std::array<DetectorInfo, 12> kTable = {{
       {"xid", "GpuXidCritical, GpuXidHardware, GpuXidApplication, GpuXidRepeating",
        [](const DetectorSettings& s) { return make_xid_detector(s.xid); }},
       {"gpu_lost", "GpuLost, GpuStale",
@@ -33,6 +33,8 @@ std::span<const DetectorInfo> detector_table() {
        [](const DetectorSettings&) { return make_version_mismatch_detector(); }},
       {"idle_waste", "GpuIdleWaste",
        [](const DetectorSettings& s) { return make_idle_waste_detector(s.idle); }},
+      {"noisy_neighbour", "GpuNoisyNeighbour",
+       [](const DetectorSettings& s) { return make_noisy_neighbour_detector(s.noisy_neighbour); }},
       {"watchdog", "Watchdog", [](const DetectorSettings&) { return make_watchdog_detector(); }},
   }};
   return kTable;

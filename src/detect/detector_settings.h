@@ -66,6 +66,14 @@ struct IdleSettings {
   double held_fraction = 0.9;                // in at least this fraction of the samples
 };
 
+struct NoisyNeighbourSettings {
+  milliseconds baseline = 3min;      // the incumbent's mean SM utilization over this window before an arrival
+  double busy_utilization = 0.3;     // an incumbent below this before the arrival was idle: never alerts
+  double min_drop = 0.3;             // alert when the incumbent's utilization falls by this fraction or more
+  milliseconds measure = 1min;       // "after" is its mean over the newest this much since the arrival
+  milliseconds for_duration = 3min;  // and the drop must last this long
+};
+
 struct DetectorSettings {
   XidSettings xid;
   LostSettings lost;
@@ -76,6 +84,7 @@ struct DetectorSettings {
   ProbableOomSettings probable_oom;
   LeakSettings leak;
   IdleSettings idle;
+  NoisyNeighbourSettings noisy_neighbour;
 };
 
 }  // namespace gpuwatch::detect

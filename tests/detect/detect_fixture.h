@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,12 +48,13 @@ class Gpu {
     d_.samples.push_back({m, value, {l0, l1, ""}});
     return *this;
   }
-  Gpu& process(unsigned pid, std::string name, double bytes) {
+  Gpu& process(unsigned pid, std::string name, double bytes, std::optional<double> sm_utilization = {}) {
     ProcessSample p;
     p.pid = pid;
     p.name = std::move(name);
     p.type = "compute";
     p.used_memory_bytes = bytes;
+    p.sm_utilization = sm_utilization;
     d_.processes.push_back(p);
     return *this;
   }
