@@ -72,6 +72,8 @@ struct NoisyNeighbourSettings {
   double min_drop = 0.3;             // alert when the incumbent's utilization falls by this fraction or more
   milliseconds measure = 1min;       // "after" is its mean over the newest this much since the arrival
   milliseconds for_duration = 3min;  // and the drop must last this long
+  milliseconds judge_within =
+      30min;  // a drop that begins later than this after the arrival is not blamed on it
 };
 
 struct DetectorSettings {

@@ -5,7 +5,9 @@
 // alert engine's `for` makes it sustained. No alert when the incumbent was idle (before < busy_utilization)
 // or already falling over its baseline window, and none without per-process utilization (NVML does not
 // report it on MIG or on some cards): the GPU's own utilization counts both tenants and cannot show it.
-// The snapshot knows processes by pid and name only (no user or container), so any other pid is a tenant.
+// A drop that begins more than judge_within after the arrival is not blamed on it; one that began earlier
+// holds while it lasts. The snapshot knows processes by pid and name only (no user or container), so any
+// other pid is a tenant.
 //   GpuNoisyNeighbour  ticket
 #include <fmt/format.h>
 
@@ -33,6 +35,7 @@ struct Baseline {
 struct Arrival {
   std::int64_t at_ms = 0;
   std::map<unsigned, Baseline> incumbents;  // by pid: the busy, steady tenants at the arrival
+  bool hurting = false;                     // at the last evaluation
 };
 
 struct GpuState {
@@ -80,7 +83,12 @@ class NoisyNeighbourDetector final : public Detector {
       if (p.sm_utilization) t.utilization.add(now, *p.sm_utilization, span_ms());
       tenants[p.pid] = std::move(t);
     }
-    std::erase_if(gpu.arrivals, [&](const auto& a) { return !tenants.contains(a.first); });
+    // A newcomer that left, or that has not hurt anyone within judge_within, is no longer a suspect: a drop
+    // that begins long after an arrival has other causes.
+    std::erase_if(gpu.arrivals, [&](const auto& a) {
+      return !tenants.contains(a.first) ||
+             (!a.second.hurting && now - a.second.at_ms > s_.judge_within.count());
+    });
     for (auto& [pid, a] : gpu.arrivals)  // an incumbent that left is no longer hurt
       std::erase_if(a.incumbents, [&](const auto& i) { return !tenants.contains(i.first); });
     gpu.tenants = std::move(tenants);
@@ -104,8 +112,8 @@ class NoisyNeighbourDetector final : public Detector {
     return a;
   }
 
-  void report(const GpuState& gpu, const DeviceSnapshot& d, std::int64_t now, std::vector<Condition>& out) {
-    for (const auto& [pid, a] : gpu.arrivals) {
+  void report(GpuState& gpu, const DeviceSnapshot& d, std::int64_t now, std::vector<Condition>& out) {
+    for (auto& [pid, a] : gpu.arrivals) {
       // The incumbent hurt most, measured over the newest `measure` since the arrival.
       const Baseline* worst = nullptr;
       unsigned worst_pid = 0;
@@ -118,6 +126,7 @@ class NoisyNeighbourDetector final : public Detector {
         if (const double ratio = after / b.before; !worst || ratio < worst_ratio)
           worst = &b, worst_pid = ipid, worst_after = after, worst_ratio = ratio;
       }
+      a.hurting = worst != nullptr;
       if (!worst) continue;
       const auto& newcomer = gpu.tenants.at(pid);
       Labels labels = device_labels(d);

@@ -101,6 +101,19 @@ TEST(NoisyNeighbour, AnIncumbentAlreadyFallingBeforeTheArrivalIsQuiet) {
   EXPECT_EQ(run(*det, 0, 900, 300, 10000, falling, constant(0.5)).ticks_with_conditions, 0);
 }
 
+TEST(NoisyNeighbour, ADropLongAfterTheArrivalIsNotBlamedOnTheNewcomer) {
+  auto det = make_noisy_neighbour_detector({});
+  // The newcomer arrives at 300 s; the incumbent's own phase change comes 40 minutes later.
+  EXPECT_EQ(run(*det, 0, 3000, 300, 10000, steady_then(0.9, 0.4, 2700), constant(0.2)).ticks_with_conditions,
+            0);
+}
+
+TEST(NoisyNeighbour, ADropThatBeganEarlyHoldsPastTheJudgingWindow) {
+  auto det = make_noisy_neighbour_detector({});
+  EXPECT_EQ(names(run(*det, 0, 3000, 300, 10000, steady_then(0.9, 0.4, 300), constant(0.5)).last),
+            (V{"GpuNoisyNeighbour"}));
+}
+
 TEST(NoisyNeighbour, TwoJobsStartingTogetherAreNotNeighbours) {
   auto det = make_noisy_neighbour_detector({});
   // The "incumbent" is only 5 s older: it has no baseline of its own.
