@@ -206,8 +206,10 @@ kill -STOP "$PROM_PID"; kill -CONT "$VM_PID"
 qbench vm_a "$VM" "$QA" 10; qbench vm_b "$VM" "$QB" 60; qbench vm_c "$VM" "$QC" 60
 stop_pid "$VM_PID"; stop_pid "$PROM_PID"
 if [ "$have_store" = 1 ]; then
-  "$gpuwatch" agent --data-dir "$gw_data" --listen "127.0.0.1:$GW_PORT" \
-    --sim-scenario "$root/scenarios/bench-8xh200.yaml" > "$work/gw-agent.log" 2>&1 &
+  # No GPU and no simulator: the agent serves the imported history (wall-clock domain) and adds only its own
+  # metrics to it.
+  "$gpuwatch" agent --data-dir "$gw_data" --listen "127.0.0.1:$GW_PORT" --nvml-library /nonexistent/libnvidia-ml.so.1 \
+    --kmsg "" > "$work/gw-agent.log" 2>&1 &
   GW_PID=$!; pids+=("$GW_PID")
   if wait_http "http://127.0.0.1:$GW_PORT/api/v1/query_range?query=up&start=$START&end=$START&step=60"; then
     GW=http://127.0.0.1:$GW_PORT
@@ -241,10 +243,13 @@ if [ "$have_store" = 1 ]; then
   rm -rf "$work/gw-sim"
   "$gpuwatch" import --data-dir "$work/gw-sim" --quiet "$sim_dir"/*.prom > /dev/null
   rec sim_gw_bytes_per_sample "$(ratio "$(du -sb "$work/gw-sim" | cut -f1)" "$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' "$work/sim-export.txt")")"
+  # The agent serving the imported second corpus (no GPU: nothing new appended), after one query over all of it.
   "$gpuwatch" agent --data-dir "$work/gw-sim" --listen "127.0.0.1:$GW_PORT" \
-    --sim-scenario "$root/scenarios/incidents-8xh200.yaml" > "$work/gw-sim-agent.log" 2>&1 &
+    --nvml-library /nonexistent/libnvidia-ml.so.1 --kmsg "" > "$work/gw-sim-agent.log" 2>&1 &
   GW_PID=$!; pids+=("$GW_PID")
-  wait_http "http://127.0.0.1:$GW_PORT/metrics" && sleep 10 && rec sim_agent_rss_kb "$(rss_kb "$GW_PID")"
+  wait_http "http://127.0.0.1:$GW_PORT/metrics" &&
+    curl -sS -G -o /dev/null "http://127.0.0.1:$GW_PORT/api/v1/query" --data-urlencode 'query=count({__name__=~".+"})' &&
+    sleep 2 && rec sim_agent_rss_kb "$(rss_kb "$GW_PID")"
   stop_pid "$GW_PID"
 else
   rec sim_agent_rss_kb "skipped: this build has no history store"

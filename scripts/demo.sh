@@ -17,11 +17,16 @@ proc_root="$build/demo-proc"
 # same moment: the agent and the `status` calls below agree.
 export GPUWATCH_SIM_EPOCH=$(date +%s)
 export GPUWATCH_SIM_TIME_SCALE=$scale
-common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root")
+# The simulator keeps the node's kernel log (XID lines with pid and process, AER, driver messages) here.
+data_dir="${DEMO_DATA_DIR:-./data}"
+mkdir -p "$data_dir"
+export GPUWATCH_SIM_KMSG="$data_dir/demo-kmsg"
+: > "$GPUWATCH_SIM_KMSG"
+common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG")
 
 "$gpuwatch" sim proc-tree "${common[@]}" >/dev/null
 
-"$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "${DEMO_DATA_DIR:-./data}" &
+"$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "$data_dir" --runbook-dir docs/runbooks &
 agent=$!
 trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT INT TERM
 
@@ -43,12 +48,19 @@ gpuwatch is running on a simulated node: $scenario
   latest snapshot as JSON        curl -s $url/api/v1/gpus
   liveness / readiness           curl -s $url/healthz ; curl -s $url/readyz
   all endpoints                  $url/
+  alerts (Prometheus format)     curl -s $url/api/v1/alerts      or   $gpuwatch alerts --url $url
+  a runbook                      curl -s $url/runbooks/GpuLost
+  history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --since 10m --url $url
+  Grafana                        add a Prometheus data source with URL $url
   status table                   GPUWATCH_SIM_EPOCH=$GPUWATCH_SIM_EPOCH GPUWATCH_SIM_TIME_SCALE=$scale \\
                                    $gpuwatch status ${common[*]}
 
 TEXT
 echo "--- gpuwatch status, now ---"
 "$gpuwatch" status "${common[@]}" || true
+echo
+echo "--- gpuwatch alerts, now ---"
+"$gpuwatch" alerts --url "$url" || true
 echo
 echo "--- a few lines of /metrics ---"
 curl -fsS "$url/metrics" | grep -E '^gpu_(up|utilization_ratio|power_watts|temperature_celsius)\{' | head -12 || true
@@ -57,6 +69,10 @@ if [ -n "${DEMO_SECONDS:-}" ]; then
   sleep "$DEMO_SECONDS"
   echo "--- gpuwatch status after ${DEMO_SECONDS}s (scenario time +$((DEMO_SECONDS * scale))s) ---"
   "$gpuwatch" status "${common[@]}" || true
+  echo "--- gpuwatch alerts after ${DEMO_SECONDS}s ---"
+  "$gpuwatch" alerts --url "$url" || true
+  echo "--- GPU 0's temperature over the demo, from the agent's history ---"
+  "$gpuwatch" query 'gpu_temperature_celsius{gpu="0"}' --since 1h --url "$url" || true
 else
   echo "Press Ctrl-C to stop the agent."
   wait $agent

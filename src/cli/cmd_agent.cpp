@@ -18,8 +18,8 @@
 #include "collector/collector.h"
 #include "config/agent_options.h"
 #include "core/duration.h"
-#include "http/http_server.h"
 #include "http/exposition.h"
+#include "http/http_server.h"
 #include "query/query_api.h"
 #include "store/snapshot_history.h"
 
@@ -149,7 +149,8 @@ int run_agent(const AgentFlags& flags) {
   server_options.routes = alerts->routes();
   // The Prometheus query API over the history store.
   if (history) {
-    for (auto& route : query::query_routes(history->store())) server_options.routes.push_back(std::move(route));
+    for (auto& route : query::query_routes(history->store()))
+      server_options.routes.push_back(std::move(route));
   }
   server_options.extra_metrics = [alerts, history, detection](std::string& out, ExpositionFormat f) {
     alerts->append_metrics(out, f);

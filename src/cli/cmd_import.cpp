@@ -27,7 +27,7 @@ struct ImportFlags {
 
 // The history store for writing, in whatever clock domain it was recorded in (a new one: wall time). It
 // refuses while an agent holds the directory: import into a stopped agent's data dir.
-std::shared_ptr<store::SeriesAppender> open_store_for_import(const std::string& data_dir, std::string& error) {
+std::shared_ptr<store::Store> open_store_for_import(const std::string& data_dir, std::string& error) {
   store::StoreOptions options;
   options.data_dir = data_dir;
   options.clock_domain = "";
@@ -44,6 +44,7 @@ int run_import(const ImportFlags& flags) {
                                      : flags.format == "prometheus" ? ingest::InputFormat::kPrometheus
                                                                     : ingest::InputFormat::kAuto;
   std::shared_ptr<store::SeriesAppender> appender;
+  std::shared_ptr<store::Store> history;
   if (flags.dry_run) {
     appender = std::make_shared<ingest::ValidatingAppender>();
   } else {
@@ -52,7 +53,8 @@ int run_import(const ImportFlags& flags) {
       return kExitUsage;
     }
     std::string error;
-    appender = open_store_for_import(flags.data_dir, error);
+    history = open_store_for_import(flags.data_dir, error);
+    appender = history;
     if (!appender) {
       std::cerr << error << "\n";
       return kExitRuntime;
@@ -70,6 +72,9 @@ int run_import(const ImportFlags& flags) {
   options.format = format;
   ingest::Importer importer(*appender, flags.files, options, on_error, on_progress);
   const ingest::ImportSummary summary = importer.run();
+  // Imported history is complete: seal it into compressed blocks now rather than leaving the last hour of
+  // every series in the write-ahead log.
+  if (history) history->seal_all();
   printer.finish();
   print_import_summary(std::cout, summary);
   const bool clean = summary.bad_lines == 0 && summary.unreadable_files == 0 && summary.rejected.empty();

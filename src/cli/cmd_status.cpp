@@ -6,7 +6,6 @@
 #include <iostream>
 #include <memory>
 
-#include "detect/detection.h"
 #include "cli/agent_flags.h"
 #include "cli/collector_setup.h"
 #include "cli/commands.h"
@@ -16,6 +15,7 @@
 #include "config/agent_options.h"
 #include "core/duration.h"
 #include "core/health.h"
+#include "detect/detection.h"
 #include "http/json_api.h"
 
 namespace gpuwatch {

@@ -9,8 +9,9 @@ namespace gpuwatch {
 
 std::shared_ptr<const store::SeriesSource> open_store_for_query(const std::string& data_dir) {
   if (!std::filesystem::exists(data_dir + "/store.db")) {
-    throw std::runtime_error("no agent answered and there is no history in " + data_dir +
-                             "; start the agent (gpuwatch agent), pass --url of one that runs, or --data-dir");
+    throw std::runtime_error(
+        "no agent answered and there is no history in " + data_dir +
+        "; start the agent (gpuwatch agent), pass --url of one that runs, or --data-dir");
   }
   store::StoreOptions options;
   options.data_dir = data_dir;

@@ -33,8 +33,13 @@ class GpuLostDetector final : public Detector {
         c.severity = Severity::kPage;
         c.labels = device_labels(d);
         c.summary = fmt::format("{} fell off the bus", gpu_name(d));
-        c.description = fmt::format("{} ({}, {}) {}; every job on it has failed", gpu_name(d),
-                                    d.identity.pci_bus_id, d.identity.uuid,
+        // A GPU lost before its first reading has no bus id or UUID to show.
+        std::string where;
+        for (const std::string& part : {d.identity.pci_bus_id, d.identity.uuid}) {
+          if (!part.empty()) where += (where.empty() ? " (" : ", ") + part;
+        }
+        if (!where.empty()) where += ")";
+        c.description = fmt::format("{}{} {}; every job on it has failed", gpu_name(d), where,
                                     nvml_lost ? "answers GPU_IS_LOST to every NVML call"
                                               : "is reported fallen off the bus by the kernel log");
         c.action =

@@ -78,7 +78,8 @@ std::shared_ptr<Store> Store::open(StoreOptions options) {
   }
   const std::string recorded = store->write_db_->meta("clock_domain");
   // Readers and import take the domain the history was recorded in.
-  if (store->options_.clock_domain.empty()) store->options_.clock_domain = recorded.empty() ? "wall" : recorded;
+  if (store->options_.clock_domain.empty())
+    store->options_.clock_domain = recorded.empty() ? "wall" : recorded;
   if (recorded.empty()) {
     store->write_db_->set_meta("clock_domain", store->options_.clock_domain);
   } else if (recorded != store->options_.clock_domain) {
