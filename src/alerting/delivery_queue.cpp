@@ -13,29 +13,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/unique_fd.h"
+
 namespace gpuwatch::alerting {
 namespace fs = std::filesystem;
 namespace {
 
-// A file descriptor closed when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 std::string write_durably(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
     if (fd.get() < 0) return tmp + ": " + std::strerror(errno);
     std::size_t done = 0;
     while (done < text.size()) {

@@ -10,25 +10,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/unique_fd.h"
+
 namespace gpuwatch {
-namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
-
 ListenAddress parse_listen_address(std::string_view text) {
   const std::string where = "listen address \"" + std::string(text) + "\": ";
   const auto colon = text.rfind(':');
@@ -64,7 +48,7 @@ std::string bind_failure_reason(const ListenAddress& address) {
   const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> info(raw, &::freeaddrinfo);
   std::string reason = "no usable address";
   for (const addrinfo* ai = info.get(); ai != nullptr; ai = ai->ai_next) {
-    const Fd fd(::socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol));
+    const UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol));
     if (fd.get() < 0) {
       reason = std::strerror(errno);
       continue;

@@ -1,36 +1,13 @@
-// A file descriptor that closes itself.
+// The store's file helpers: UniqueFd (from core) and directory syncs.
 #pragma once
 
-#include <unistd.h>
-
 #include <string>
-#include <utility>
+
+#include "core/unique_fd.h"
 
 namespace gpuwatch::store {
 
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  int get() const { return fd_; }
-  explicit operator bool() const { return fd_ >= 0; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
+using gpuwatch::UniqueFd;
 
 // fsyncs a directory so that files created or removed in it survive a power loss; errors are ignored
 // (some filesystems refuse fsync on directories, and nothing better can be done).
