@@ -32,6 +32,12 @@ using nlohmann::json;
 
 // Where gpuwatch reads the samples from.
 enum class Source { kMemory, kStore };
+const char* name_of(Source s) {
+  return s == Source::kMemory ? "Memory" : "Store";
+}
+void PrintTo(Source s, std::ostream* os) {
+  *os << name_of(s);
+}
 
 class OracleTest : public ::testing::TestWithParam<Source> {
  protected:
@@ -237,9 +243,7 @@ TEST_P(OracleTest, SeriesAndLabelsAgreeWithPrometheus) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sources, OracleTest, ::testing::Values(Source::kMemory, Source::kStore),
-                         [](const ::testing::TestParamInfo<Source>& info) {
-                           return info.param == Source::kMemory ? "Memory" : "Store";
-                         });
+                         [](const ::testing::TestParamInfo<Source>& info) { return name_of(info.param); });
 
 }  // namespace
 }  // namespace gpuwatch::test
