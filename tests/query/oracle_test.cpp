@@ -1,8 +1,9 @@
-// The oracle: the same GPU-shaped samples go into a real Prometheus (through promtool) and into a memory
-// source behind gpuwatch's query API; every expression of the subset is evaluated by both, as instant
-// queries and as range queries with Grafana-style aligned steps, and the answers must agree: same series,
-// same timestamps, values within 1e-9 relative (NaN and infinities exactly). No expected number is
-// written by hand.
+// The oracle: the same GPU-shaped samples go into a real Prometheus (through promtool) and into gpuwatch's
+// query API (the agent's HTTP routes) over two sources: a memory source, and the history store with the
+// older samples sealed into SQLite blocks and the newer ones in the head, rebuilt by a WAL replay. Every
+// expression of the subset is evaluated by Prometheus and by each source, as instant queries and as range
+// queries with Grafana-style aligned steps, and the answers must agree: same series, same timestamps, values
+// within 1e-9 relative (NaN and infinities exactly). No expected number is written by hand.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -15,112 +16,30 @@
 
 #include "gpu_samples.h"
 #include "http/http_server.h"
+#include "oracle_expressions.h"
 #include "prometheus_server.h"
 #include "query/memory_series_source.h"
 #include "query/query_api.h"
+#include "store_samples.h"
+#include "temp_dir.h"
 
 namespace gpuwatch::test {
 namespace {
 
 constexpr double kRelativeTolerance = 1e-9;
 
-// Every function, aggregation and operator of the subset, with the data's awkward spots: resets, the
-// 20-minute gap on GPU 3, the series that ends early, windows with too few points.
-const char* const kExpressions[] = {
-    "gpu_temperature_celsius",
-    "gpu_power_watts{gpu=\"1\"}",
-    "gpu_power_watts{gpu!=\"1\"}",
-    "gpu_power_watts{gpu=~\"[12]\"}",
-    "gpu_power_watts{gpu!~\"0|3\"}",
-    "{__name__=~\"gpu_(power_watts|temperature_celsius)\", gpu=\"2\"}",
-    "gpu_utilization_ratio",
-    "gpu_utilization_ratio offset 10m",
-    "gpu_power_watts offset 1h",
-    "rate(gpu_energy_joules_total[5m])",
-    "rate(gpu_energy_joules_total[1m])",
-    "rate(gpu_energy_joules_total[5m] offset 30m)",
-    "increase(gpu_energy_joules_total[10m])",
-    "delta(gpu_temperature_celsius[10m])",
-    "deriv(gpu_power_watts[10m])",
-    "deriv(gpu_temperature_celsius[5m])",
-    "predict_linear(gpu_memory_used_bytes[30m], 3600)",
-    "irate(gpu_energy_joules_total[5m])",
-    "idelta(gpu_power_watts[2m])",
-    "changes(gpu_temperature_celsius[15m])",
-    "resets(gpu_energy_joules_total[1h])",
-    "avg_over_time(gpu_power_watts[5m])",
-    "min_over_time(gpu_temperature_celsius[10m])",
-    "max_over_time(gpu_memory_used_bytes[5m])",
-    "sum_over_time(gpu_power_watts[3m])",
-    "count_over_time(gpu_utilization_ratio[10m])",
-    "last_over_time(gpu_utilization_ratio[10m])",
-    "quantile_over_time(0.9, gpu_power_watts[10m])",
-    "stddev_over_time(gpu_power_watts[10m])",
-    "rate(gpu_xid_errors_total[10m])",
-    "increase(gpu_xid_errors_total[30m])",
-    "changes(gpu_xid_errors_total[1h])",
-    "absent(gpu_utilization_ratio{gpu=\"3\"})",
-    "absent(nonexistent_metric{gpu=\"7\", job=\"x\"})",
-    "absent_over_time(gpu_utilization_ratio{gpu=\"3\"}[5m])",
-    "histogram_quantile(0.9, rate(gpu_kernel_duration_seconds_bucket[5m]))",
-    "histogram_quantile(0.5, sum by (le) (rate(gpu_kernel_duration_seconds_bucket[5m])))",
-    "histogram_quantile(0.99, gpu_kernel_duration_seconds_bucket)",
-    "sum(gpu_power_watts)",
-    "sum by (gpu) (rate(gpu_energy_joules_total[5m]))",
-    "avg by (gpu) (gpu_utilization_ratio)",
-    "avg(gpu_utilization_ratio)",
-    "min without (uuid) (gpu_temperature_celsius)",
-    "max(gpu_power_watts) by (uuid)",
-    "count(gpu_utilization_ratio)",
-    "count by (gpu) (gpu_kernel_duration_seconds_bucket)",
-    "topk(2, gpu_power_watts)",
-    "bottomk(1, gpu_power_watts)",
-    "topk by (gpu) (1, gpu_power_watts)",
-    "quantile(0.5, gpu_power_watts)",
-    "quantile(0.25, gpu_temperature_celsius + gpu_power_watts)",
-    "gpu_power_watts * 2",
-    "2 * gpu_power_watts",
-    "gpu_power_watts / gpu_power_watts",
-    "gpu_power_watts - 300",
-    "gpu_memory_used_bytes / 1024 / 1024",
-    "gpu_power_watts % 7",
-    "gpu_temperature_celsius ^ 2",
-    "-gpu_power_watts",
-    "gpu_power_watts > 300",
-    "gpu_power_watts > bool 300",
-    "300 < gpu_power_watts",
-    "gpu_temperature_celsius == bool 45",
-    "gpu_temperature_celsius != 45",
-    "gpu_power_watts <= 250 or gpu_power_watts >= 450",
-    "gpu_power_watts / on(gpu, uuid) gpu_temperature_celsius",
-    "gpu_power_watts / ignoring(uuid) gpu_temperature_celsius",
-    "gpu_power_watts > on(gpu) gpu_temperature_celsius * 8",
-    "gpu_power_watts * on(gpu) group_left(model) gpu_info",
-    "gpu_info * on(gpu, uuid) group_right gpu_power_watts",
-    "sum by (model) (gpu_power_watts * on(gpu) group_left(model) gpu_info)",
-    "gpu_utilization_ratio and gpu_temperature_celsius > 45",
-    "gpu_utilization_ratio or gpu_temperature_celsius",
-    "gpu_power_watts unless gpu_utilization_ratio",
-    "gpu_power_watts and on(gpu) gpu_utilization_ratio > 0.5",
-    "time()",
-    "vector(1)",
-    "scalar(gpu_power_watts{gpu=\"0\"})",
-    "gpu_power_watts * scalar(gpu_temperature_celsius{gpu=\"0\"})",
-    "timestamp(gpu_power_watts)",
-    "abs(-gpu_power_watts)",
-    "clamp_max(gpu_power_watts, 400)",
-    "clamp_min(gpu_temperature_celsius, 44)",
-    "round(gpu_power_watts, 5)",
-    "1 + 2 * 3",
-    "2 ^ 3 ^ 2",
-    "-2 ^ 2",
-    "(1 > bool 2) + 1",
-    "sum(rate(gpu_energy_joules_total[5m])) / count(gpu_energy_joules_total)",
-};
-
 using nlohmann::json;
 
-class OracleTest : public ::testing::Test {
+// Where gpuwatch reads the samples from.
+enum class Source { kMemory, kStore };
+const char* name_of(Source s) {
+  return s == Source::kMemory ? "Memory" : "Store";
+}
+void PrintTo(Source s, std::ostream* os) {
+  *os << name_of(s);
+}
+
+class OracleTest : public ::testing::TestWithParam<Source> {
  protected:
   static void SetUpTestSuite() {
     const std::int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -130,18 +49,37 @@ class OracleTest : public ::testing::Test {
     start_ms_ = (now_ms / 3'600'000 - 4) * 3'600'000;
     const auto families = make_gpu_samples(start_ms_, 3 * 3'600'000);
     prometheus_ = std::make_unique<PrometheusServer>(to_openmetrics(families));
-    auto source = std::make_shared<query::MemorySeriesSource>();
-    load(*source, families);
-    HttpServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.routes = query::query_routes(source);
-    ours_ = std::make_unique<HttpServer>(
-        options, [] { return SnapshotPtr(); }, [] { return true; });
-    ours_->start();
+    auto memory = std::make_shared<query::MemorySeriesSource>();
+    load(*memory, families);
+    serve(Source::kMemory, memory);
+    // Sealed blocks up to 2.5 h (mid block window), head after: queries near the end read both.
+    store_dir_ = std::make_unique<store::test::TempDir>();
+    serve(Source::kStore, load_into_store(store_dir_->path(), families, start_ms_ + 150 * 60'000 + 7'000));
   }
   static void TearDownTestSuite() {
-    ours_.reset();
+    ours_.clear();
+    store_dir_.reset();
     prometheus_.reset();
+    prometheus_answers_.clear();
+  }
+
+  static void serve(Source source, std::shared_ptr<const store::SeriesSource> series) {
+    HttpServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.routes = query::query_routes(std::move(series));
+    auto server = std::make_unique<HttpServer>(
+        options, [] { return SnapshotPtr(); }, [] { return true; });
+    server->start();
+    ours_[source] = std::move(server);
+  }
+
+  // Prometheus answers each question once; every source is compared with that answer.
+  static std::pair<int, json> ask_prometheus(const std::string& path, const httplib::Params& params) {
+    std::string key = path;
+    for (const auto& [k, v] : params) key += "\n" + k + "=" + v;
+    const auto known = prometheus_answers_.find(key);
+    if (known != prometheus_answers_.end()) return known->second;
+    return prometheus_answers_[key] = get(prometheus_->port(), path, params);
   }
 
   static std::pair<int, json> get(int port, const std::string& path, const httplib::Params& params) {
@@ -162,8 +100,8 @@ class OracleTest : public ::testing::Test {
     return compared;
   }
   static void expect_same(const std::string& path, const httplib::Params& params, std::size_t& compared) {
-    const auto [ps, prom] = get(prometheus_->port(), path, params);
-    const auto [os, ours] = get(ours_->port(), path, params);
+    const auto [ps, prom] = ask_prometheus(path, params);
+    const auto [os, ours] = get(ours_.at(GetParam())->port(), path, params);
     ASSERT_EQ(os, ps) << "prometheus: " << prom.dump() << "\ngpuwatch: " << ours.dump();
     ASSERT_EQ(ours["status"], prom["status"]) << ours.dump();
     if (prom["status"] != "success") {
@@ -228,10 +166,12 @@ class OracleTest : public ::testing::Test {
 
   static inline std::int64_t start_ms_ = 0;
   static inline std::unique_ptr<PrometheusServer> prometheus_;
-  static inline std::unique_ptr<HttpServer> ours_;
+  static inline std::unique_ptr<store::test::TempDir> store_dir_;
+  static inline std::map<Source, std::unique_ptr<HttpServer>> ours_;
+  static inline std::map<std::string, std::pair<int, json>> prometheus_answers_;
 };
 
-TEST_F(OracleTest, InstantQueriesAgreeWithPrometheus) {
+TEST_P(OracleTest, InstantQueriesAgreeWithPrometheus) {
   // Inside the data, in GPU 3's gap, near the end, after the end within and beyond the lookback, and
   // before the first window is full.
   const std::int64_t minute = 60'000;
@@ -246,7 +186,7 @@ TEST_F(OracleTest, InstantQueriesAgreeWithPrometheus) {
   }
 }
 
-TEST_F(OracleTest, RangeQueriesAgreeWithPrometheus) {
+TEST_P(OracleTest, RangeQueriesAgreeWithPrometheus) {
   struct Range {
     std::int64_t start, end, step;
   };
@@ -270,13 +210,13 @@ TEST_F(OracleTest, RangeQueriesAgreeWithPrometheus) {
   }
 }
 
-TEST_F(OracleTest, RangeVectorInstantQueryReturnsRawPoints) {
+TEST_P(OracleTest, RangeVectorInstantQueryReturnsRawPoints) {
   expect_same("/api/v1/query", {{"query", "gpu_power_watts[2m]"}, {"time", seconds(start_ms_ + 3'600'000)}});
   expect_same("/api/v1/query", {{"query", "gpu_utilization_ratio{gpu=\"3\"}[5m] offset 10m"},
                                 {"time", seconds(start_ms_ + 5'000'000)}});
 }
 
-TEST_F(OracleTest, ErrorsHaveTheSameShapeAsPrometheus) {
+TEST_P(OracleTest, ErrorsHaveTheSameShapeAsPrometheus) {
   const std::string t = seconds(start_ms_ + 3'600'000);
   for (const char* bad : {"sum(", "rate(gpu_power_watts)", "gpu_power_watts{", "1 +", "foo(bar)", "x[5m] + 1",
                           "1 > 2", "{}", "rate(gpu_power_watts[5m]"}) {
@@ -291,7 +231,7 @@ TEST_F(OracleTest, ErrorsHaveTheSameShapeAsPrometheus) {
   expect_same("/api/v1/query", {{"query", "gpu_power_watts / on() gpu_temperature_celsius"}, {"time", t}});
 }
 
-TEST_F(OracleTest, SeriesAndLabelsAgreeWithPrometheus) {
+TEST_P(OracleTest, SeriesAndLabelsAgreeWithPrometheus) {
   expect_same("/api/v1/series", {{"match[]", "gpu_power_watts"}});
   expect_same("/api/v1/series", {{"match[]", "{gpu=\"2\", __name__=~\"gpu_.*_bytes\"}"}});
   expect_same("/api/v1/series", {});
@@ -301,6 +241,9 @@ TEST_F(OracleTest, SeriesAndLabelsAgreeWithPrometheus) {
   expect_same("/api/v1/label/le/values", {{"match[]", "{gpu=\"1\", __name__=~\".*bucket\"}"}});
   expect_same("/api/v1/label/__name__/values", {});
 }
+
+INSTANTIATE_TEST_SUITE_P(Sources, OracleTest, ::testing::Values(Source::kMemory, Source::kStore),
+                         [](const ::testing::TestParamInfo<Source>& info) { return name_of(info.param); });
 
 }  // namespace
 }  // namespace gpuwatch::test
