@@ -7,8 +7,8 @@
 // (its kernels just run longer), and a lighter load lowers utilization on a healthy day too. The condition
 // holds while at least min_gpus GPUs are slowed; it ends when the total leaves the budget, unless a power
 // brake on min_gpus GPUs or more is what pulled it down (a brake drops the power far below any budget). A
-// card at its own power cap is steady against its own normal and never counts; one slowed GPU alone is a
-// per-GPU matter (throttle, noisy neighbour). Off while the budget is 0 (the default).
+// card at its own, unchanged power cap never counts, even when a growing load just took it there; one slowed
+// GPU alone is a per-GPU matter (throttle, noisy neighbour). Off while the budget is 0 (the default).
 //   GpuNodePowerContention  ticket
 //
 // Shared PCIe bandwidth is not judged: which GPUs share an upstream switch link, and that link's capacity,
@@ -29,11 +29,19 @@ namespace {
 struct GpuWindows {
   unsigned index = 0;
   ValueWindow clock_hz, utilization;
+  double power_w = 0, limit_w = 0;  // at the newest snapshot; limit 0 when NVML does not say
+  bool braking = false;
 };
 
 struct Normal {
-  double clock_hz = 0, utilization = 0;
+  double clock_hz = 0, utilization = 0, limit_w = 0;
 };
+
+// A GPU drawing its own, unchanged power limit is slowed by its own cap (as a load that grows makes it), not
+// by the node: node capping lowers the enforced limit, and a brake says so.
+bool at_own_cap(const GpuWindows& g, const Normal& normal) {
+  return !g.braking && g.limit_w > 0 && g.power_w >= 0.97 * g.limit_w && g.limit_w >= 0.99 * normal.limit_w;
+}
 
 // The node at its budget: since when, and each busy GPU's normal just before.
 struct Episode {
@@ -77,8 +85,11 @@ class NodeContentionDetector final : public Detector {
       const std::int64_t span = s_.baseline.count() + s_.measure.count();
       if (const Sample* c = d.find(Metric::kClock, "sm")) g.clock_hz.add(now, c->value, span);
       if (const Sample* u = d.find(Metric::kUtilization)) g.utilization.add(now, u->value, span);
-      total_w += value_or(d, Metric::kPower, 0);
-      if (value_or(d, Metric::kClockEventActive, 0, "hw_power_brake_slowdown") > 0) ++braking;
+      g.power_w = value_or(d, Metric::kPower, 0);
+      g.limit_w = value_or(d, Metric::kPowerLimit, 0);
+      g.braking = value_or(d, Metric::kClockEventActive, 0, "hw_power_brake_slowdown") > 0;
+      total_w += g.power_w;
+      if (g.braking) ++braking;
     }
     gpus_ = std::move(seen);  // GPUs that left or cannot be read are forgotten
 
@@ -102,7 +113,8 @@ class NodeContentionDetector final : public Detector {
         continue;  // too new to know its normal
       const auto util = mean_between(g.utilization, now - s_.baseline.count(), now);
       const auto clock = mean_between(g.clock_hz, now - s_.baseline.count(), now);
-      if (util.count && util.value >= s_.busy_utilization) e.normals[uuid] = {clock.value, util.value};
+      if (util.count && util.value >= s_.busy_utilization)
+        e.normals[uuid] = {clock.value, util.value, g.limit_w};
     }
     return e;
   }
@@ -118,6 +130,7 @@ class NodeContentionDetector final : public Detector {
       const auto clock = mean_between(g.clock_hz, from, now + 1);
       if (util.count < 2 || util.value < s_.busy_utilization) continue;  // idle now: its job ended
       if (clock.count < 2 || drop(normal.clock_hz, clock.value) < s_.min_drop) continue;
+      if (at_own_cap(g, normal)) continue;
       slowed_gpus.push_back(std::to_string(g.index));
       details.push_back(fmt::format("GPU {}: SM clock {:.0f} -> {:.0f} MHz, utilization {:.0f}% -> {:.0f}%",
                                     g.index, normal.clock_hz / 1e6, clock.value / 1e6,

@@ -21,6 +21,7 @@ using V = std::vector<std::string>;
 struct Reading {
   double watts = 550, utilization = 0.9, clock_mhz = 1980;
   bool brake = false;  // hw_power_brake_slowdown
+  double limit_watts = 700;
 };
 // What GPU `gpu` reads at second `t`.
 using Script = std::function<Reading(unsigned gpu, int t)>;
@@ -41,6 +42,7 @@ Run run(Detector& det, int end, const Script& script) {
       g.set(Metric::kPower, x.watts).set(Metric::kUtilization, x.utilization);
       g.set(Metric::kClock, x.clock_mhz * 1e6, "sm");
       g.set(Metric::kClockEventActive, x.brake ? 1 : 0, "hw_power_brake_slowdown");
+      g.set(Metric::kPowerLimit, x.limit_watts);
       gpus.push_back(std::move(g));
     }
     r.last = test::evaluate(det, snapshot_at(t * 1000LL, gpus));
@@ -120,6 +122,28 @@ TEST(NodePowerContention, CardsSteadyAtTheirOwnPowerCapAreQuiet) {
     return Reading{t < 300 ? 420.0 : 500.0, 0.95, 1650 + (t % 20 == 0 ? 15.0 : 0.0)};
   });
   EXPECT_EQ(r.ticks_with_conditions, 0);
+}
+
+TEST(NodePowerContention, CardsThatAGrowingLoadTakesToTheirOwnPowerCapAreQuiet) {
+  // From 300 s the load grows; GPUs 0-2 reach their own 600 W cap and clock down by a quarter.
+  auto det = make_node_contention_detector(budget(2400));
+  const auto r = run(*det, 600, [](unsigned gpu, int t) {
+    if (gpu == 3) return Reading{620, 0.9, 1980};
+    return t < 300 ? Reading{550, 0.9, 1980, false, 600} : Reading{600, 0.98, 1485, false, 600};
+  });
+  EXPECT_EQ(r.ticks_with_conditions, 0);
+}
+
+TEST(NodePowerContention, ANodeManagerLoweringTheCardsLimitsIsContention) {
+  // The same slowdown, but the enforced limits fell from 700 W to 600 W: the node capped them.
+  auto det = make_node_contention_detector(budget(2400));
+  const auto r = run(*det, 600, [](unsigned gpu, int t) {
+    if (t < 300) return Reading{};
+    if (gpu == 3) return Reading{620, 0.9, 1980};
+    return t < 360 ? Reading{620, 0.9, 1980} : Reading{600, 0.98, 1485, false, 600};
+  });
+  ASSERT_EQ(names(r.last), (V{"GpuNodePowerContention"}));
+  EXPECT_NE(r.last[0].summary.find("GPUs 0, 1, 2 slow down"), std::string::npos) << r.last[0].summary;
 }
 
 TEST(NodePowerContention, ALighterLoadAtFullClockIsQuiet) {
