@@ -120,7 +120,7 @@ class NodeContentionDetector final : public Detector {
   }
 
   void report(std::int64_t now, double total_w, std::vector<Condition>& out) const {
-    std::vector<std::string> slowed_gpus, details;
+    std::map<unsigned, std::string> slowed;  // by GPU index, so the summary lists them in order
     for (const auto& [uuid, normal] : episode_->normals) {
       const auto it = gpus_.find(uuid);
       if (it == gpus_.end()) continue;
@@ -131,19 +131,21 @@ class NodeContentionDetector final : public Detector {
       if (util.count < 2 || util.value < s_.busy_utilization) continue;  // idle now: its job ended
       if (clock.count < 2 || drop(normal.clock_hz, clock.value) < s_.min_drop) continue;
       if (at_own_cap(g, normal)) continue;
-      slowed_gpus.push_back(std::to_string(g.index));
-      details.push_back(fmt::format("GPU {}: SM clock {:.0f} -> {:.0f} MHz, utilization {:.0f}% -> {:.0f}%",
-                                    g.index, normal.clock_hz / 1e6, clock.value / 1e6,
-                                    normal.utilization * 100, util.value * 100));
+      slowed[g.index] =
+          fmt::format("GPU {}: SM clock {:.0f} -> {:.0f} MHz, utilization {:.0f}% -> {:.0f}%", g.index,
+                      normal.clock_hz / 1e6, clock.value / 1e6, normal.utilization * 100, util.value * 100);
     }
-    if (slowed_gpus.size() < s_.min_gpus) return;
+    if (slowed.size() < s_.min_gpus) return;
+    std::vector<unsigned> indices;
+    std::vector<std::string> details;
+    for (const auto& [index, detail] : slowed) indices.push_back(index), details.push_back(detail);
     out.push_back(
         {"GpuNodePowerContention",
          Severity::kTicket,
          {},
          fmt::format("GPUs {} slow down with the node at its {:.0f} W power budget: its GPUs draw {:.0f} W "
                      "together (at most {:.0f} W)",
-                     fmt::join(slowed_gpus, ", "), s_.power_budget_watts, total_w, episode_->peak_w),
+                     fmt::join(indices, ", "), s_.power_budget_watts, total_w, episode_->peak_w),
          fmt::format(
              "the GPUs reached the node's {:.0f} W budget {:.0f} s ago and draw {:.0f} W now; against "
              "each GPU's mean over the {:.0f} min before: {}",
