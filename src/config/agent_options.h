@@ -26,7 +26,9 @@ struct AgentOptions {
   std::string sysfs_root = "/sys";
   std::string kmsg = "/dev/kmsg";  // kernel log for XIDs with pid/process, AER and driver messages; "" = off
   std::chrono::milliseconds oom_forecast_horizon{std::chrono::minutes(30)};  // time-to-OOM alert horizon
-  std::string hostname;                                                      // "" = the machine's hostname
+  double node_power_budget_watts =
+      0;                     // the power supply's budget for all GPUs; NVML does not know it; 0 = off
+  std::string hostname;      // "" = the machine's hostname
   std::string sim_scenario;  // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
   std::string log_level = "info";
   // History store (docs/store-format.md).

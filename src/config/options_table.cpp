@@ -1,5 +1,7 @@
 #include <array>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -155,6 +157,17 @@ std::optional<std::string> apply_max_process_series(AgentOptions& o, std::string
   return std::nullopt;
 }
 
+std::optional<std::string> apply_node_power_budget(AgentOptions& o, std::string_view v) {
+  if (v.ends_with('W')) v.remove_suffix(1);  // "5600W" as in scenarios
+  const std::string text(v);
+  char* end = nullptr;
+  const double w = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(w >= 0) || w > 1e6)
+    return "expected watts, such as 5600 or 5600W, or 0 for off";
+  o.node_power_budget_watts = w;
+  return std::nullopt;
+}
+
 std::optional<std::string> apply_downsample_after(AgentOptions& o, std::string_view v) {
   if (v == "off") {
     o.downsample_after = std::chrono::milliseconds(0);
@@ -232,6 +245,14 @@ const std::vector<OptionSpec>& table() {
        string_setter(&AgentOptions::kmsg), string_getter(&AgentOptions::kmsg)},
       {"oom_forecast_horizon", "DURATION", "Alert when GPU memory is forecast to run out within this", false,
        apply_oom_horizon, [](const AgentOptions& o) { return format_duration(o.oom_forecast_horizon); }},
+      {"node_power_budget_watts", "WATTS",
+       "Power the node's supply can give all GPUs together; alert when they draw it and slow down; 0 = off",
+       false, apply_node_power_budget,
+       [](const AgentOptions& o) {
+         char text[32];
+         std::snprintf(text, sizeof text, "%g", o.node_power_budget_watts);
+         return std::string(text);
+       }},
       {"hostname", "NAME", "Hostname to report (default: this machine's)", true,
        string_setter(&AgentOptions::hostname), string_getter(&AgentOptions::hostname)},
       {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,

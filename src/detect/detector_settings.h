@@ -76,6 +76,18 @@ struct NoisyNeighbourSettings {
       30min;  // a drop that begins later than this after the arrival is not blamed on it
 };
 
+struct NodeContentionSettings {
+  double power_budget_watts = 0;     // the node's budget for all GPUs together (operator's figure); 0 = off
+  double at_budget = 0.97;           // a total at or above this fraction of the budget is at it (capped nodes
+                                     // hover just under)
+  milliseconds baseline = 3min;      // each GPU's normal: its means over this window before the node hit it
+  double busy_utilization = 0.3;     // only GPUs this busy before and now count
+  double min_drop = 0.15;            // a GPU slowed: its SM clock down by this fraction or more
+  milliseconds measure = 1min;       // "now" is the mean over the newest this much
+  unsigned min_gpus = 2;             // slowed GPUs needed: one GPU alone is a per-GPU matter
+  milliseconds for_duration = 3min;  // sustained
+};
+
 struct DetectorSettings {
   XidSettings xid;
   LostSettings lost;
@@ -87,6 +99,7 @@ struct DetectorSettings {
   LeakSettings leak;
   IdleSettings idle;
   NoisyNeighbourSettings noisy_neighbour;
+  NodeContentionSettings node_contention;
 };
 
 }  // namespace gpuwatch::detect

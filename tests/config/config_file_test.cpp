@@ -41,6 +41,23 @@ TEST_F(ConfigFileTest, AppliesEveryKnownKey) {
   EXPECT_EQ(o.log_level, "debug");
 }
 
+TEST_F(ConfigFileTest, NodePowerBudgetIsWattsOrOffAndRejectsNegatives) {
+  AgentOptions o;
+  EXPECT_EQ(o.node_power_budget_watts, 0);  // off unless the operator knows the supply's budget
+  auto errors = apply_config_file(write("node_power_budget_watts: 5600\n"), o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.node_power_budget_watts, 5600);
+  errors = apply_config_file(write("node_power_budget_watts: 4800W\n"), o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.node_power_budget_watts, 4800);
+  errors = apply_config_file(write("node_power_budget_watts: -1\n"), o);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_EQ(errors[0].line, 1);
+  EXPECT_NE(errors[0].message.find("expected watts, such as 5600 or 5600W, or 0 for off"), std::string::npos)
+      << errors[0].message;
+  EXPECT_EQ(o.node_power_budget_watts, 4800);
+}
+
 TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {
   AgentOptions o;
   const std::string path = write(

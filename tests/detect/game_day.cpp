@@ -65,6 +65,10 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
     collector.tick();
     const SnapshotPtr snap = collector.latest();
     const auto conditions = detectors.evaluate(sources.gather(*snap));
+    double total_w = 0;
+    for (const auto& d : snap->devices)
+      if (const Sample* p = d.find(Metric::kPower)) total_w += p->value;
+    result.node_power_w.push_back(total_w);
     std::map<AlertKey, const Condition*> by_key;
     for (const auto& c : conditions) by_key.emplace(key_of(c), &c);
     for (const auto& alert : engine.evaluate(conditions, snap->timestamp_ms)) {

@@ -19,6 +19,7 @@ using AlertKey = std::tuple<std::string, std::string, std::string>;
 struct GameDayResult {
   std::map<AlertKey, double> fired;       // first scenario second each alert fired
   std::map<AlertKey, Condition> example;  // the condition as it fired
+  std::vector<double> node_power_w;       // the GPUs' total power draw at each snapshot
 };
 
 struct GameDayOptions {

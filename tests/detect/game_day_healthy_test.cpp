@@ -1,9 +1,12 @@
 // A healthy 24-hour day full of benign confounders (scenarios/healthy-day-8xh200.yaml): cards at their power
 // cap, idle nights, an allocator staircase that plateaus, 90% preallocation, XID 43/45 from a Ctrl-C, a
 // process exiting normally at 89% memory, a trickle of corrected ECC errors. Nothing may fire but the
-// Watchdog. Snapshots every 30 s of scenario time (2,880 for the day) keep the lockstep run short.
+// Watchdog. Snapshots every 30 s of scenario time (2,880 for the day) keep the lockstep run short. A node
+// power budget is set that the busy daytime node reaches, so node power contention is judged on the day too
+// (off, the default, it could not fire at all).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "game_day.h"
@@ -12,10 +15,15 @@
 namespace gpuwatch::detect::test {
 namespace {
 
+// By the simulator's power model the GPUs draw about 3,270 W by day (two at their 500 W cap) and 2,100 W at
+// night; the inference server's daily swing and the job gap at 06:00-07:00 take the node in and out of this.
+constexpr double kNodePowerBudgetWatts = 3200;
+
 TEST(HealthyDayGameDay, OnlyTheWatchdogFires) {
   GameDayOptions o;
   o.end_s = 24 * 3600;
   o.step_s = 30;
+  o.settings.node_contention.power_budget_watts = kNodePowerBudgetWatts;
   const GameDayResult r = run_game_day(gpuwatch::test::scenario_path("healthy-day-8xh200.yaml"), o);
   const Score s = score({}, r);
   for (const auto& [k, t] : r.fired) {
@@ -24,7 +32,13 @@ TEST(HealthyDayGameDay, OnlyTheWatchdogFires) {
                   << r.example.at(k).description << ")";
   }
   EXPECT_TRUE(r.fired.contains({"Watchdog", "ticket", ""}));
-  std::cout << "healthy day: " << s.false_positives << " false positives over 24 h\n";
+  // The budget is judged: the node spends hours at it and hours below it.
+  const auto at_budget =
+      std::ranges::count_if(r.node_power_w, [](double w) { return w >= 0.97 * kNodePowerBudgetWatts; });
+  EXPECT_GT(at_budget * o.step_s, 2 * 3600) << "node power budget never reached";
+  EXPECT_GT((std::ssize(r.node_power_w) - at_budget) * o.step_s, 2 * 3600);
+  std::cout << "healthy day: " << s.false_positives << " false positives over 24 h; node at its "
+            << kNodePowerBudgetWatts << " W budget for " << at_budget * o.step_s / 3600 << " h\n";
 }
 
 }  // namespace
