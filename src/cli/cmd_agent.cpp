@@ -119,7 +119,6 @@ std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options
 int run_agent(const AgentFlags& flags) {
   AgentOptions options;
   if (!flags.resolve(options)) return kExitUsage;
-  spdlog::set_default_logger(spdlog::stderr_color_mt("gpuwatch"));  // stdout stays free for data
   spdlog::set_level(log_level(options.log_level));
   if (auto problem = prepare_simulator(options); !problem.empty()) {
     spdlog::error("{}", problem);

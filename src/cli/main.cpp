@@ -1,4 +1,6 @@
 // gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query, alerts, import, store).
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -6,6 +8,8 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+  // Logs go to stderr in every command: stdout carries data (query results, status tables, exports).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("gpuwatch"));
   CLI::App app{"gpuwatch: measures every GPU on this host and explains what it sees"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);

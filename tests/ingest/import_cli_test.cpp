@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "run_process.h"
@@ -24,6 +25,34 @@ TEST(ImportCommand, DryRunOfAGoodFileSummarisesAndExitsZero) {
   EXPECT_NE(r.out.find("range:    1969-12-31T23:59:59Z .. 2026-11-28T00:00:02Z"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("_created samples skipped: 1"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("import: 100% "), std::string::npos) << "plain progress lines when not a terminal";
+}
+
+// Import writes the real store; `gpuwatch query` with no agent answering reads it directly, and a second
+// import of the same file into it rejects every sample as already stored.
+TEST(ImportCommand, ImportedHistoryIsQueriedFromTheStoreWithoutAnAgent) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuwatch-import-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "temperature.prom").string();
+  std::ofstream(file) << "gpu_temperature_celsius{gpu=\"1\",uuid=\"GPU-1b\"} 39 1795824000000\n"
+                         "gpu_temperature_celsius{gpu=\"1\",uuid=\"GPU-1b\"} 39.5 1795824001500\n";
+  const std::string data = (dir / "data").string();
+  const auto imported = run_process({kBinary, "import", "--quiet", "--data-dir", data, file});
+  EXPECT_EQ(imported.exit_code, 0) << imported.err;
+  const auto q =
+      run_process({kBinary, "query", "gpu_temperature_celsius", "--url", "http://127.0.0.1:1", "--data-dir",
+                   data, "--start", "1795824000", "--end", "1795824002", "--step", "1", "--format", "csv"});
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  // The 5-minute lookback carries the last sample forward, as Prometheus does; csv quotes the series name.
+  EXPECT_EQ(q.out,
+            "series,timestamp,value\n"
+            "\"gpu_temperature_celsius{gpu=\"\"1\"\", uuid=\"\"GPU-1b\"\"}\",1795824000,39\n"
+            "\"gpu_temperature_celsius{gpu=\"\"1\"\", uuid=\"\"GPU-1b\"\"}\",1795824001,39\n"
+            "\"gpu_temperature_celsius{gpu=\"\"1\"\", uuid=\"\"GPU-1b\"\"}\",1795824002,39.5\n");
+  const auto again = run_process({kBinary, "import", "--quiet", "--data-dir", data, file});
+  EXPECT_EQ(again.exit_code, 2) << again.err;
+  EXPECT_NE(again.out.find("samples:  0 imported of 2 read"), std::string::npos) << again.out;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ImportCommand, SamplesNotAfterTheStoredOnesAreRejectedAndExitTwo) {
