@@ -50,7 +50,8 @@ gpuwatch is running on a simulated node: $scenario
   all endpoints                  $url/
   alerts (Prometheus format)     curl -s $url/api/v1/alerts      or   $gpuwatch alerts --url $url
   a runbook                      curl -s $url/runbooks/GpuLost
-  history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --since 10m --url $url
+  history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --url $url \\
+                                   --start $GPUWATCH_SIM_EPOCH --end \$((\$(date +%s) * $scale - $GPUWATCH_SIM_EPOCH * $((scale - 1)))) --step 10s
   Grafana                        add a Prometheus data source with URL $url
   status table                   GPUWATCH_SIM_EPOCH=$GPUWATCH_SIM_EPOCH GPUWATCH_SIM_TIME_SCALE=$scale \\
                                    $gpuwatch status ${common[*]}
@@ -72,7 +73,9 @@ if [ -n "${DEMO_SECONDS:-}" ]; then
   echo "--- gpuwatch alerts after ${DEMO_SECONDS}s ---"
   "$gpuwatch" alerts --url "$url" || true
   echo "--- GPU 0's temperature over the demo, from the agent's history ---"
-  "$gpuwatch" query 'gpu_temperature_celsius{gpu="0"}' --since 1h --url "$url" || true
+  # Scenario time runs ${scale}x faster than the clock, and the history is stamped with it.
+  "$gpuwatch" query 'gpu_temperature_celsius{gpu="0"}' --url "$url" --start "$GPUWATCH_SIM_EPOCH" \
+    --end "$((GPUWATCH_SIM_EPOCH + DEMO_SECONDS * scale))" --step 5s || true
 else
   echo "Press Ctrl-C to stop the agent."
   wait $agent

@@ -10,6 +10,7 @@
 int main(int argc, char** argv) {
   // Logs go to stderr in every command: stdout carries data (query results, status tables, exports).
   spdlog::set_default_logger(spdlog::stderr_color_mt("gpuwatch"));
+  spdlog::set_level(spdlog::level::warn);  // the agent sets its --log-level; one-shot commands stay quiet
   CLI::App app{"gpuwatch: measures every GPU on this host and explains what it sees"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);
