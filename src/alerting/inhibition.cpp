@@ -7,9 +7,9 @@ const std::vector<InhibitRule> kRules = {
     {"GpuLost",
      {"hostname", "uuid"},
      "a GPU that fell off the bus or stopped answering explains every other alert about it"},
-    {"GpuDriverMismatch",
-     {"hostname"},
-     "with the driver and NVML at different versions, every GPU on the node reads wrong or not at all"},
+    {"GpuStale",
+     {"hostname", "uuid"},
+     "a GPU whose driver calls hang reports its last values: other alerts about it may be stale"},
 };
 
 std::string label_of(const Alert& a, std::string_view name) {
