@@ -1,0 +1,88 @@
+// The read side of the store: selects over the head's blocks and SQLite's, merged by timestamp; corrupt
+// blocks are skipped, counted and logged once.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "store/codec_error.h"
+#include "store/store.h"
+
+namespace gpuwatch::store {
+
+std::vector<SeriesPoints> Store::select(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                        std::int64_t max_t) const {
+  const CompiledMatchers compiled(matchers);
+  std::vector<SeriesPoints> out;
+  std::vector<SeriesId> ids;
+  std::vector<std::vector<std::shared_ptr<const HeadBlock>>> in_memory;
+  {
+    // Memory first, then SQLite: a block moving from the head to SQLite meanwhile is seen twice (and
+    // deduplicated below), never missed. Decoding happens outside the lock that appends take.
+    std::lock_guard lock(mu_);
+    ids = index_.select(compiled);
+    out.reserve(ids.size());
+    in_memory.resize(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      out.push_back(SeriesPoints{index_.labels(ids[i]), {}});
+      head_.blocks(ids[i], min_t, max_t, in_memory[i]);
+    }
+  }
+  BlockDecoder decoder;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    for (const auto& b : in_memory[i]) b->append_points(min_t, max_t, decoder, out[i].points);
+  }
+  DecodedBlock decoded;
+  {
+    std::lock_guard lock(read_mu_);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      auto& points = out[i].points;
+      read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
+        try {
+          decoder.decode_into(row.data, decoded.timestamps_ms, decoded.values);
+        } catch (const CodecError& e) {
+          std::lock_guard c(corrupt_mu_);
+          if (corrupt_rows_.insert(row.row).second)
+            spdlog::error("store: block {} of {} is corrupt and skipped: {}", row.row,
+                          labels_to_string(out[i].labels), e.what());
+          return;
+        }
+        const auto& ts = decoded.timestamps_ms;
+        for (auto it = std::lower_bound(ts.begin(), ts.end(), min_t); it != ts.end() && *it <= max_t; ++it)
+          points.push_back(Point{*it, decoded.values[static_cast<std::size_t>(it - ts.begin())]});
+      });
+    }
+  }
+  for (auto& s : out) {
+    std::sort(s.points.begin(), s.points.end(),
+              [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
+    s.points.erase(std::unique(s.points.begin(), s.points.end(),
+                               [](const Point& a, const Point& b) { return a.t_ms == b.t_ms; }),
+                   s.points.end());
+  }
+  std::erase_if(out, [](const SeriesPoints& s) { return s.points.empty(); });
+  return out;
+}
+
+std::vector<Labels> Store::series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                  std::int64_t max_t) const {
+  const CompiledMatchers compiled(matchers);
+  std::vector<Labels> out;
+  std::vector<std::pair<SeriesId, Labels>> on_disk;
+  {
+    std::lock_guard lock(mu_);
+    for (auto id : index_.select(compiled)) {
+      if (head_.has_points(id, min_t, max_t))
+        out.push_back(index_.labels(id));
+      else
+        on_disk.emplace_back(id, index_.labels(id));
+    }
+  }
+  std::lock_guard lock(read_mu_);
+  for (auto& [id, labels] : on_disk) {
+    if (read_db_->has_block(id, min_t, max_t)) out.push_back(std::move(labels));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace gpuwatch::store
