@@ -193,20 +193,10 @@ int run_agent(const AgentFlags& flags) {
     warn_about_restart_only_changes(options, reloaded);
     spdlog::set_level(log_level(reloaded.log_level));
     server.set_naming(reloaded.naming);
-    // Restart-only settings keep their running values.
-    reloaded.listen = options.listen;
-    reloaded.nvml_library = options.nvml_library;
-    reloaded.proc_root = options.proc_root;
-    reloaded.sysfs_root = options.sysfs_root;
-    reloaded.sim_scenario = options.sim_scenario;
-    reloaded.dcgm_hostname_label = options.dcgm_hostname_label;
-    reloaded.store = options.store;
-    reloaded.data_dir = options.data_dir;
-    reloaded.store_sync_interval = options.store_sync_interval;
-    reloaded.retention_time = options.retention_time;
-    reloaded.retention_size = options.retention_size;
-    reloaded.store_max_process_series = options.store_max_process_series;
-    reloaded.downsample_after = options.downsample_after;
+    // Restart-only settings keep their running values: every option the table marks not reloadable.
+    for (const auto& spec : option_table()) {
+      if (!spec.reloadable) spec.apply(reloaded, spec.show(options));
+    }
     if (collection_settings_changed(options, reloaded)) {
       running.store(std::make_shared<RunningCollector>(reloaded, on_snapshot));
     }

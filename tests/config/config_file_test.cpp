@@ -103,14 +103,18 @@ TEST_F(ConfigFileTest, MissingFileIsAnError) {
 }
 
 TEST(OptionTable, EveryFlagHasAConfigKeyAndRoundTrips) {
-  AgentOptions defaults;
+  AgentOptions changed;
+  ASSERT_EQ(find_option("retention_time")->apply(changed, "7d"), std::nullopt);
+  ASSERT_EQ(find_option("retention_size")->apply(changed, "500MiB"), std::nullopt);
+  ASSERT_EQ(find_option("alertmanager_url")->apply(changed, "http://127.0.0.1:9093"), std::nullopt);
   for (const auto& spec : option_table()) {
     EXPECT_EQ(find_option(spec.key), &spec);
     EXPECT_FALSE(spec.help.empty()) << spec.key;
-    // Showing a setting and applying it again leaves it unchanged (the value `config check` prints is valid).
-    AgentOptions copy = defaults;
-    const std::string shown = spec.show(copy);
-    if (!shown.empty()) {
+    // Showing a setting and applying it to fresh options gives it back, empty values included: the value
+    // `config check` prints is valid, and a reload keeps restart-only settings this way.
+    for (const AgentOptions& original : {AgentOptions{}, changed}) {
+      AgentOptions copy;
+      const std::string shown = spec.show(original);
       EXPECT_EQ(spec.apply(copy, shown), std::nullopt) << spec.key << "=" << shown;
       EXPECT_EQ(spec.show(copy), shown) << spec.key;
     }
