@@ -12,13 +12,6 @@
 namespace gpuwatch::sim::test {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(KernelLog, FollowsScenarioTimeAndOnlyAppends) {
   SimLibrary lib(scenario_path("tests/faults.yaml"));
   const auto path = std::filesystem::temp_directory_path() / ("sim-kmsg-" + std::to_string(::getpid()));

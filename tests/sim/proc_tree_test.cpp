@@ -8,13 +8,6 @@
 namespace gpuwatch::sim::test {
 namespace {
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ProcTree, WritesCommCmdlineCgroupStatusAndMaps) {
   SimLibrary lib(scenario_path("tests/basic.yaml"));
   const auto root = std::filesystem::temp_directory_path() / ("sim-proc-" + std::to_string(::getpid()));

@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "sources/nvml/nvml_symbols.h"
@@ -29,6 +31,14 @@ struct NvmlApi {
 inline std::string library_path() {
   return std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1";
 }
+// A file's whole contents ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 inline std::string scenario_path(const std::string& name) {
   return std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/" + name;
 }
