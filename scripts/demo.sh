@@ -10,6 +10,7 @@ scale=${DEMO_TIME_SCALE:-10}
 gpuwatch="$build/gpuwatch"
 sim="$build/sim-lib/libnvidia-ml.so.1"
 proc_root="$build/demo-proc"
+sysfs_root="$build/demo-sys"
 [ -x "$gpuwatch" ] || { echo "demo: $gpuwatch is missing: run make build" >&2; exit 1; }
 [ -e "$sim" ] || { echo "demo: the simulator $sim is missing: run make build" >&2; exit 1; }
 
@@ -22,9 +23,12 @@ data_dir="${DEMO_DATA_DIR:-./data}"
 mkdir -p "$data_dir"
 export GPUWATCH_SIM_KMSG="$data_dir/demo-kmsg"
 : > "$GPUWATCH_SIM_KMSG"
-common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG")
+common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG"
+        --sysfs-root "$sysfs_root")
 
+# The scenario's processes as /proc shows them, and its PCIe topology (which GPUs share a switch) as /sys does.
 "$gpuwatch" sim proc-tree "${common[@]}" >/dev/null
+"$gpuwatch" sim sysfs-tree "${common[@]}" >/dev/null
 
 "$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "$data_dir" --runbook-dir docs/runbooks &
 agent=$!
@@ -50,6 +54,7 @@ gpuwatch is running on a simulated node: $scenario
   all endpoints                  $url/
   alerts (Prometheus format)     curl -s $url/api/v1/alerts      or   $gpuwatch alerts --url $url
   a runbook                      curl -s $url/runbooks/GpuLost
+  other game days                make demo DEMO_SCENARIO=scenarios/pcie-contention-4xh200.yaml  (see scenarios/)
   history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --url $url \\
                                    --start $GPUWATCH_SIM_EPOCH --end \$((\$(date +%s) * $scale - $GPUWATCH_SIM_EPOCH * $((scale - 1)))) --step 10s
   Grafana                        add a Prometheus data source with URL $url

@@ -1,5 +1,6 @@
-// `gpuwatch sim proc-tree`: lays out the scenario's fake /proc tree (process names, command lines, cgroups,
-// mapped CUDA libraries) under --proc-root, so attribution can be exercised on the simulator.
+// `gpuwatch sim proc-tree` and `gpuwatch sim sysfs-tree`: lay out the scenario's fake /proc tree (process
+// names, command lines, cgroups, mapped CUDA libraries) under --proc-root, or its PCI tree (switches and
+// links) under --sysfs-root, so attribution and topology can be exercised on the simulator.
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,53 +11,79 @@
 #include "sources/nvml/nvml_library.h"
 
 namespace gpuwatch {
+namespace {
+
+struct TreeCommand {
+  const char* name;
+  const char* help;
+  const char* flag;                // the option naming the directory
+  std::string AgentOptions::*dir;  // where that option lands
+  const char* host_path;           // the real tree, never written
+  const char* symbol;              // the simulator's writer
+};
+
+constexpr TreeCommand kTreeCommands[] = {
+    {"proc-tree", "Write the scenario's fake /proc tree under --proc-root", "--proc-root",
+     &AgentOptions::proc_root, "/proc", "gpuwatchSimWriteProcTree"},
+    {"sysfs-tree", "Write the scenario's fake /sys PCI tree (GPUs, switches, links) under --sysfs-root",
+     "--sysfs-root", &AgentOptions::sysfs_root, "/sys", "gpuwatchSimWriteSysfsTree"},
+};
+
+int write_tree(const TreeCommand& command, AgentOptions& options) {
+  const std::string& dir = options.*command.dir;
+  if (options.sim_scenario.empty() || dir.empty() || dir == command.host_path) {
+    std::cerr << "sim " << command.name << " needs --sim-scenario FILE and " << command.flag << " DIR (not "
+              << command.host_path << ")\n";
+    return kExitUsage;
+  }
+  if (auto problem = prepare_simulator(options); !problem.empty()) {
+    std::cerr << problem << "\n";
+    return kExitUsage;
+  }
+  auto opened = NvmlLibrary::open(options.nvml_library);
+  if (!opened.library) {
+    std::cerr << opened.error << "\n";
+    return kExitNoGpu;
+  }
+  using WriteTree = int (*)(const char*);
+  auto write = reinterpret_cast<WriteTree>(opened.library->optional_symbol(command.symbol));
+  if (!write) {
+    std::cerr << opened.library->path() << " is not the gpuwatch simulator\n";
+    return kExitUsage;
+  }
+  std::filesystem::create_directories(dir);
+  // Initialising first makes the simulator load (and validate) its scenario.
+  if (int init = opened.library->fn().nvmlInit_v2(); init != NVML_SUCCESS) {
+    std::cerr << "the simulator failed to start: " << opened.library->fn().nvmlErrorString(init) << "\n";
+    return kExitUsage;
+  }
+  const int rc = write(dir.c_str());
+  opened.library->fn().nvmlShutdown();
+  if (rc != 0) {
+    std::cerr << "the simulator could not write " << dir << " (NVML code " << rc << ")\n";
+    return kExitRuntime;
+  }
+  std::cout << dir << "\n";
+  return kExitOk;
+}
+
+}  // namespace
 
 void add_sim_command(CLI::App& app, CommandAction& action) {
   CLI::App* sim = app.add_subcommand("sim", "Tools for the bundled NVML simulator");
   sim->require_subcommand(1);
   add_sim_export_command(*sim, action);
-  CLI::App* tree = sim->add_subcommand("proc-tree", "Write the scenario's fake /proc tree under --proc-root");
-  auto flags = std::make_shared<AgentFlags>(*tree);
-  tree->callback([&action, flags] {
-    action = [flags] {
-      AgentOptions options;
-      if (!flags->resolve(options)) return static_cast<int>(kExitUsage);
-      if (options.sim_scenario.empty() || options.proc_root == "/proc") {
-        std::cerr << "sim proc-tree needs --sim-scenario FILE and --proc-root DIR (not /proc)\n";
-        return static_cast<int>(kExitUsage);
-      }
-      if (auto problem = prepare_simulator(options); !problem.empty()) {
-        std::cerr << problem << "\n";
-        return static_cast<int>(kExitUsage);
-      }
-      auto opened = NvmlLibrary::open(options.nvml_library);
-      if (!opened.library) {
-        std::cerr << opened.error << "\n";
-        return static_cast<int>(kExitNoGpu);
-      }
-      using WriteProcTree = int (*)(const char*);
-      auto write_tree =
-          reinterpret_cast<WriteProcTree>(opened.library->optional_symbol("gpuwatchSimWriteProcTree"));
-      if (!write_tree) {
-        std::cerr << opened.library->path() << " is not the gpuwatch simulator\n";
-        return static_cast<int>(kExitUsage);
-      }
-      std::filesystem::create_directories(options.proc_root);
-      // Initialising first makes the simulator load (and validate) its scenario.
-      if (int init = opened.library->fn().nvmlInit_v2(); init != NVML_SUCCESS) {
-        std::cerr << "the simulator failed to start: " << opened.library->fn().nvmlErrorString(init) << "\n";
-        return static_cast<int>(kExitUsage);
-      }
-      const int rc = write_tree(options.proc_root.c_str());
-      opened.library->fn().nvmlShutdown();
-      if (rc != 0) {
-        std::cerr << "the simulator could not write " << options.proc_root << " (NVML code " << rc << ")\n";
-        return static_cast<int>(kExitRuntime);
-      }
-      std::cout << options.proc_root << "\n";
-      return static_cast<int>(kExitOk);
-    };
-  });
+  for (const auto& command : kTreeCommands) {
+    CLI::App* tree = sim->add_subcommand(command.name, command.help);
+    auto flags = std::make_shared<AgentFlags>(*tree);
+    tree->callback([&action, &command, flags] {
+      action = [&command, flags] {
+        AgentOptions options;
+        if (!flags->resolve(options)) return static_cast<int>(kExitUsage);
+        return write_tree(command, options);
+      };
+    });
+  }
 }
 
 }  // namespace gpuwatch

@@ -1,5 +1,7 @@
 #include "detect/detection.h"
 
+#include "detect/device_facts.h"
+
 namespace gpuwatch::detect {
 
 DetectionOptions detection_options(const AgentOptions& options) {
@@ -16,11 +18,19 @@ Detection::Detection(DetectionOptions options)
     : sources_(std::move(options.sources)), detectors_(options.settings) {}
 
 std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
-  auto conditions = detectors_.evaluate(sources_.gather(snapshot));
-  if (const auto* status = sources_.kmsg_status()) {
-    std::lock_guard lock(status_mutex_);
-    kmsg_status_ = *status;
+  const DetectionInput input = sources_.gather(snapshot);
+  auto conditions = detectors_.evaluate(input);
+  std::vector<SharedLinkView> links;
+  for (const auto& link : input.shared_pcie_links) {
+    SharedLinkView view{link, {}};
+    for (const auto& bus : link.gpus)
+      if (const DeviceSnapshot* d = device_at_bus(snapshot, bus))
+        view.gpus.emplace_back(std::to_string(d->identity.index), d->identity.uuid);
+    links.push_back(std::move(view));
   }
+  std::lock_guard lock(status_mutex_);
+  if (const auto* status = sources_.kmsg_status()) kmsg_status_ = *status;
+  shared_links_ = std::move(links);
   return conditions;
 }
 
@@ -29,7 +39,32 @@ std::optional<kernel::KmsgStatus> Detection::kmsg_status() const {
   return kmsg_status_;
 }
 
+void Detection::append_link_metrics(std::string& out, ExpositionFormat format) const {
+  std::lock_guard lock(status_mutex_);
+  Family info{"gpu_pcie_shared_link_info",
+              FamilyType::kInfo,
+              "",
+              "1 for each GPU below a PCIe link it shares with other GPUs (a switch uplink, from sysfs); "
+              "pcie_link names the bridge below the link",
+              {}};
+  Family capacity{
+      "gpu_pcie_shared_link_capacity_bytes_per_second",
+      FamilyType::kGauge,
+      "bytes_per_second",
+      "What a shared PCIe link carries each way at its current speed and width, after line encoding",
+      {}};
+  for (const auto& v : shared_links_) {
+    for (const auto& [gpu, uuid] : v.gpus)
+      info.series.push_back({{{"gpu", gpu}, {"uuid", uuid}, {"pcie_link", v.link.device}}, 1});
+    if (const double c = v.link.capacity_bytes_per_second(); c > 0)
+      capacity.series.push_back({{{"pcie_link", v.link.device}, {"upstream", v.link.upstream}}, c});
+  }
+  append_family(out, info, format);
+  append_family(out, capacity, format);
+}
+
 void Detection::append_metrics(std::string& out, ExpositionFormat format) const {
+  append_link_metrics(out, format);
   const auto status = kmsg_status();
   if (!status) return;
   auto one = [](double v) { return std::vector<Series>{{{}, v}}; };

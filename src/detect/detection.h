@@ -31,14 +31,22 @@ class Detection {
   // nullopt when the kernel log is not read; else whether it is readable and why not. Thread-safe.
   std::optional<kernel::KmsgStatus> kmsg_status() const;
   // The kernel-log reader's state as /metrics families (gpuwatch_kernel_log_readable, ..._records_total,
-  // ..._open_failures_total, ..._overruns_total), for HttpServerOptions::extra_metrics. Thread-safe.
+  // ..._open_failures_total, ..._overruns_total), and the PCIe links GPUs share (gpu_pcie_shared_link_info,
+  // gpu_pcie_shared_link_capacity_bytes_per_second), for HttpServerOptions::extra_metrics. Thread-safe.
   void append_metrics(std::string& out, ExpositionFormat format) const;
 
  private:
+  struct SharedLinkView {
+    kernel::SharedPcieLink link;
+    std::vector<std::pair<std::string, std::string>> gpus;  // index and uuid of each GPU below it
+  };
+  void append_link_metrics(std::string& out, ExpositionFormat format) const;
+
   DetectionSources sources_;
   DetectorSet detectors_;
   mutable std::mutex status_mutex_;
   std::optional<kernel::KmsgStatus> kmsg_status_;  // copied after each evaluation for other threads
+  std::vector<SharedLinkView> shared_links_;       // likewise
 };
 
 }  // namespace gpuwatch::detect

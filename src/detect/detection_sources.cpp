@@ -23,6 +23,8 @@ std::vector<std::string> cuda_libraries(const std::string& proc_root, unsigned p
   return out;
 }
 
+constexpr std::int64_t kTopologyRefreshMs = 10'000;
+
 }  // namespace
 
 DetectionSources::DetectionSources(DetectionSourceOptions options) : options_(std::move(options)) {
@@ -30,15 +32,24 @@ DetectionSources::DetectionSources(DetectionSourceOptions options) : options_(st
 }
 
 DetectionInput DetectionSources::gather(const Snapshot& snapshot) {
-  DetectionInput in{snapshot, {}, {}, {}, {}};
+  DetectionInput in{snapshot, {}, {}, {}, {}, {}};
   if (kmsg_) in.kernel_events = kmsg_->poll();
   if (!options_.sysfs_root.empty()) {
+    std::vector<std::string> gpus;
     for (const auto& d : snapshot.devices) {
       if (d.identity.is_mig_instance || d.identity.pci_bus_id.empty()) continue;
+      gpus.push_back(d.identity.pci_bus_id);
       if (auto aer = kernel::read_aer_counters(options_.sysfs_root, d.identity.pci_bus_id))
         in.aer[d.identity.pci_bus_id] = *aer;
     }
     in.kernel_module_version = kernel::read_nvidia_module_version(options_.sysfs_root);
+    if (gpus != topology_gpus_ || snapshot.timestamp_ms - topology_read_ms_ >= kTopologyRefreshMs ||
+        snapshot.timestamp_ms < topology_read_ms_) {
+      shared_links_ = kernel::read_shared_pcie_links(options_.sysfs_root, gpus);
+      topology_gpus_ = std::move(gpus);
+      topology_read_ms_ = snapshot.timestamp_ms;
+    }
+    in.shared_pcie_links = shared_links_;
   }
   if (!options_.proc_root.empty()) {
     std::map<unsigned, std::vector<std::string>> seen;

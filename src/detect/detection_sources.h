@@ -1,8 +1,9 @@
 // What the detectors read besides the snapshot, gathered once per evaluation: new kernel-log events, the
-// GPUs' PCIe AER counters and the loaded driver module's version, from the roots the agent was given (--kmsg,
-// --sysfs-root). A missing source leaves its part of the input empty.
+// GPUs' PCIe AER counters, the PCIe links they share and the loaded driver module's version, from the roots
+// the agent was given (--kmsg, --sysfs-root). A missing source leaves its part of the input empty.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ class DetectionSources {
   DetectionSourceOptions options_;
   std::optional<kernel::KmsgReader> kmsg_;
   std::map<unsigned, std::vector<std::string>> libraries_;  // by pid; a process's mappings are read once
+  // The shared PCIe links, re-read when the GPUs change and every kTopologyRefreshMs (a link can retrain).
+  std::vector<std::string> topology_gpus_;
+  std::int64_t topology_read_ms_ = 0;
+  std::vector<kernel::SharedPcieLink> shared_links_;
 };
 
 }  // namespace gpuwatch::detect

@@ -13,6 +13,7 @@
 #include "core/snapshot.h"
 #include "sources/kernel/kernel_event.h"
 #include "sources/kernel/pcie_aer.h"
+#include "sources/kernel/pcie_topology.h"
 
 namespace gpuwatch::detect {
 
@@ -28,6 +29,8 @@ struct DetectionInput {
   std::optional<std::string> kernel_module_version;  // /sys/module/nvidia/version
   // CUDA libraries (libcuda.so.*, libcudart.so.*) each GPU process maps, from /proc/<pid>/maps, by pid.
   std::map<unsigned, std::vector<std::string>> process_libraries;
+  // PCIe links two or more of the snapshot's GPUs share (switch uplinks), from sysfs.
+  std::vector<kernel::SharedPcieLink> shared_pcie_links;
 };
 
 class Detector {

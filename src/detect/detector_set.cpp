@@ -7,7 +7,7 @@
 namespace gpuwatch::detect {
 
 std::span<const DetectorInfo> detector_table() {
-  static const std::array<DetectorInfo, 13> kTable = {{
+  static const std::array<DetectorInfo, 14> kTable = {{
       {"xid", "GpuXidCritical, GpuXidHardware, GpuXidApplication, GpuXidRepeating",
        [](const DetectorSettings& s) { return make_xid_detector(s.xid); }},
       {"gpu_lost", "GpuLost, GpuStale",
@@ -37,6 +37,8 @@ std::span<const DetectorInfo> detector_table() {
        [](const DetectorSettings& s) { return make_noisy_neighbour_detector(s.noisy_neighbour); }},
       {"node_contention", "GpuNodePowerContention",
        [](const DetectorSettings& s) { return make_node_contention_detector(s.node_contention); }},
+      {"pcie_contention", "GpuPcieContention",
+       [](const DetectorSettings& s) { return make_pcie_contention_detector(s.pcie_contention); }},
       {"watchdog", "Watchdog", [](const DetectorSettings&) { return make_watchdog_detector(); }},
   }};
   return kTable;

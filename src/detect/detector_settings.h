@@ -88,6 +88,17 @@ struct NodeContentionSettings {
   milliseconds for_duration = 3min;  // sustained
 };
 
+struct PcieContentionSettings {
+  double at_capacity = 0.8;          // an uplink is full when its GPUs together move this fraction of what it
+                                     // carries (packet headers keep real transfers 10-20% under it)
+  double min_share = 0.15;           // a GPU takes part when it moves this fraction of the uplink or more
+  unsigned min_gpus = 2;             // GPUs taking part needed: one GPU filling the uplink is not a contest
+  milliseconds measure = 1min;       // throughput is the mean over the newest this much
+  milliseconds baseline = 3min;      // each GPU's normal: its mean over this window before the uplink filled
+  double min_drop = 0.2;             // a GPU whose mean fell by this fraction is named as slowed
+  milliseconds for_duration = 3min;  // sustained
+};
+
 struct DetectorSettings {
   XidSettings xid;
   LostSettings lost;
@@ -100,6 +111,7 @@ struct DetectorSettings {
   IdleSettings idle;
   NoisyNeighbourSettings noisy_neighbour;
   NodeContentionSettings node_contention;
+  PcieContentionSettings pcie_contention;
 };
 
 }  // namespace gpuwatch::detect

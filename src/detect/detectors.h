@@ -21,6 +21,7 @@ std::unique_ptr<Detector> make_version_mismatch_detector();
 std::unique_ptr<Detector> make_idle_waste_detector(const IdleSettings& s);
 std::unique_ptr<Detector> make_noisy_neighbour_detector(const NoisyNeighbourSettings& s);
 std::unique_ptr<Detector> make_node_contention_detector(const NodeContentionSettings& s);
+std::unique_ptr<Detector> make_pcie_contention_detector(const PcieContentionSettings& s);
 std::unique_ptr<Detector> make_watchdog_detector();
 
 }  // namespace gpuwatch::detect

@@ -2,6 +2,7 @@
 // snapshots. Also the least-squares slope Prometheus's deriv()/predict_linear() use.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -11,6 +12,12 @@ namespace gpuwatch::detect {
 struct Point {
   std::int64_t t_ms = 0;
   double value = 0;
+};
+
+// A mean and how many points it took; count 0 (and value 0) when there were none.
+struct WindowMean {
+  double value = 0;
+  std::size_t count = 0;
 };
 
 class ValueWindow {
@@ -25,6 +32,14 @@ class ValueWindow {
   const std::deque<Point>& points() const { return points_; }
   bool empty() const { return points_.empty(); }
   std::int64_t span_ms() const { return points_.empty() ? 0 : points_.back().t_ms - points_.front().t_ms; }
+  // Mean of the points with from_ms <= t < until_ms.
+  WindowMean mean(std::int64_t from_ms, std::int64_t until_ms = INT64_MAX) const {
+    WindowMean m;
+    for (const auto& p : points_)
+      if (p.t_ms >= from_ms && p.t_ms < until_ms) m.value += p.value, ++m.count;
+    if (m.count) m.value /= static_cast<double>(m.count);
+    return m;
+  }
   // Increase from the oldest point to the newest, as a counter (a reset counts from zero).
   double increase() const {
     double total = 0;

@@ -10,10 +10,7 @@
 // card at its own, unchanged power cap never counts, even when a growing load just took it there; one slowed
 // GPU alone is a per-GPU matter (throttle, noisy neighbour). Off while the budget is 0 (the default).
 //   GpuNodePowerContention  ticket
-//
-// Shared PCIe bandwidth is not judged: which GPUs share an upstream switch link, and that link's capacity,
-// are not in NVML, and a flat-topped total over several GPUs looks the same as several jobs that each
-// read at a steady rate (the healthy day's data loaders). docs/detection.md says so.
+// Shared PCIe bandwidth is the PCIe contention detector's (pcie_contention_detector.cpp).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -49,19 +46,6 @@ struct Episode {
   std::map<std::string, Normal> normals;  // by uuid
   double peak_w = 0;                      // the most the GPUs drew together since
 };
-
-struct Mean {
-  double value = 0;
-  std::size_t count = 0;
-};
-
-Mean mean_between(const ValueWindow& w, std::int64_t from_ms, std::int64_t until_ms) {
-  Mean m;
-  for (const auto& p : w.points())
-    if (p.t_ms >= from_ms && p.t_ms < until_ms) m.value += p.value, ++m.count;
-  if (m.count) m.value /= static_cast<double>(m.count);
-  return m;
-}
 
 double drop(double before, double after) {
   return before > 0 ? 1 - after / before : 0;
@@ -111,8 +95,8 @@ class NodeContentionDetector final : public Detector {
     for (const auto& [uuid, g] : gpus_) {
       if (static_cast<double>(g.utilization.span_ms()) < 0.9 * static_cast<double>(s_.baseline.count()))
         continue;  // too new to know its normal
-      const auto util = mean_between(g.utilization, now - s_.baseline.count(), now);
-      const auto clock = mean_between(g.clock_hz, now - s_.baseline.count(), now);
+      const auto util = g.utilization.mean(now - s_.baseline.count(), now);
+      const auto clock = g.clock_hz.mean(now - s_.baseline.count(), now);
       if (util.count && util.value >= s_.busy_utilization)
         e.normals[uuid] = {clock.value, util.value, g.limit_w};
     }
@@ -126,8 +110,8 @@ class NodeContentionDetector final : public Detector {
       if (it == gpus_.end()) continue;
       const auto& g = it->second;
       const std::int64_t from = std::max(episode_->since_ms, now - s_.measure.count());
-      const auto util = mean_between(g.utilization, from, now + 1);
-      const auto clock = mean_between(g.clock_hz, from, now + 1);
+      const auto util = g.utilization.mean(from, now + 1);
+      const auto clock = g.clock_hz.mean(from, now + 1);
       if (util.count < 2 || util.value < s_.busy_utilization) continue;  // idle now: its job ended
       if (clock.count < 2 || drop(normal.clock_hz, clock.value) < s_.min_drop) continue;
       if (at_own_cap(g, normal)) continue;

@@ -43,15 +43,6 @@ struct GpuState {
   std::map<unsigned, Arrival> arrivals;  // by the newcomer's pid, while it runs
 };
 
-double mean_since(const ValueWindow& w, std::int64_t from_ms, std::size_t* count = nullptr) {
-  double sum = 0;
-  std::size_t n = 0;
-  for (const auto& p : w.points())
-    if (p.t_ms >= from_ms) sum += p.value, ++n;
-  if (count) *count = n;
-  return n ? sum / static_cast<double>(n) : 0;
-}
-
 class NoisyNeighbourDetector final : public Detector {
  public:
   explicit NoisyNeighbourDetector(NoisyNeighbourSettings s) : s_(s) {}
@@ -103,7 +94,7 @@ class NoisyNeighbourDetector final : public Detector {
         continue;
       const auto& w = t.utilization;
       if (static_cast<double>(w.span_ms()) < 0.9 * baseline_ms) continue;  // too new to know its normal
-      const double before = mean_since(w, now - s_.baseline.count());
+      const double before = w.mean(now - s_.baseline.count()).value;
       if (before < s_.busy_utilization) continue;  // idle: nothing to lose
       const auto slope = w.slope_per_second(now - s_.baseline.count());
       if (slope && *slope * baseline_ms / 1000.0 < -s_.min_drop / 2 * before) continue;  // already falling
@@ -120,8 +111,7 @@ class NoisyNeighbourDetector final : public Detector {
       double worst_after = 0, worst_ratio = 1;
       for (const auto& [ipid, b] : a.incumbents) {
         const auto& w = gpu.tenants.at(ipid).utilization;
-        std::size_t n = 0;
-        const double after = mean_since(w, std::max(a.at_ms, now - s_.measure.count()), &n);
+        const auto [after, n] = w.mean(std::max(a.at_ms, now - s_.measure.count()));
         if (n < 2 || after >= b.before * (1 - s_.min_drop)) continue;
         if (const double ratio = after / b.before; !worst || ratio < worst_ratio)
           worst = &b, worst_pid = ipid, worst_after = after, worst_ratio = ratio;

@@ -13,6 +13,7 @@ namespace gpuwatch::sim {
     reinterpret_cast<const void*>(&gpuwatchSimLastError),
     reinterpret_cast<const void*>(&gpuwatchSimGetHostname),
     reinterpret_cast<const void*>(&gpuwatchSimWriteProcTree),
+    reinterpret_cast<const void*>(&gpuwatchSimWriteSysfsTree),
     reinterpret_cast<const void*>(&gpuwatchSimWriteKernelLog),
 };
 #undef GPUWATCH_SIM_ADDRESS

@@ -20,6 +20,7 @@ GPUWATCH_SIM_EXPORT int gpuwatchSimIsLockstep(int* lockstep);
 GPUWATCH_SIM_EXPORT int gpuwatchSimLastError(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimGetHostname(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteProcTree(const char* dir);
+GPUWATCH_SIM_EXPORT int gpuwatchSimWriteSysfsTree(const char* dir);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteKernelLog(const char* path);
 
 }  // extern "C"

@@ -10,10 +10,8 @@ namespace gpuwatch::sim {
 namespace {
 
 constexpr std::int64_t kCheckpointSteps = 256;
-constexpr double kThermalTau = 45;           // seconds for temperature to close 63% of the gap
-constexpr double kPcieTxAtFullLoad = 1.5e6;  // KB/s
-constexpr double kPcieRxAtFullLoad = 3.0e6;  // KB/s
-constexpr double kNvlinkAtFullLoad = 18e6;   // KiB/s per link
+constexpr double kThermalTau = 45;          // seconds for temperature to close 63% of the gap
+constexpr double kNvlinkAtFullLoad = 18e6;  // KiB/s per link
 
 }  // namespace
 
@@ -56,10 +54,19 @@ GpuPhysics::Step GpuPhysics::step(std::int64_t k) const {
     s.power_w = std::min(s.power_w, m.idle_power_w + 0.6 * (s.power_w - m.idle_power_w));
   }
   const double load = s.util / 100 * s.clock_factor;
-  s.pcie_tx_kbs =
-      std::max(0.0, load * kPcieTxAtFullLoad * (1 + 0.05 * noise_unit(seed, 0x700000 + gpu_, k)) + 200);
-  s.pcie_rx_kbs =
-      std::max(0.0, load * kPcieRxAtFullLoad * (1 + 0.05 * noise_unit(seed, 0x800000 + gpu_, k)) + 300);
+  // The GPU's own traffic, scaled by its load, plus what its processes move (their share of it when the
+  // switch uplink is full).
+  const auto moved = [&](PcieDirection dir) {
+    return processes_.pcie_demand(gpu_, dir, t) * processes_.pcie_share(gpu_, dir, t) / 1000;  // KB/s
+  };
+  s.pcie_tx_kbs = std::max(0.0, load * kPcieBaseFromDeviceAtFullLoad / 1000 *
+                                        (1 + 0.05 * noise_unit(seed, 0x700000 + gpu_, k)) +
+                                    200) +
+                  moved(PcieDirection::kFromDevice);
+  s.pcie_rx_kbs = std::max(0.0, load * kPcieBaseToDeviceAtFullLoad / 1000 *
+                                        (1 + 0.05 * noise_unit(seed, 0x800000 + gpu_, k)) +
+                                    300) +
+                  moved(PcieDirection::kToDevice);
   s.nvlink_kibs = m.nvlinks > 0 ? load * kNvlinkAtFullLoad : 0;
   return s;
 }

@@ -6,16 +6,11 @@
 #include <system_error>
 
 #include "sim/api_support.h"
+#include "sim/tree_files.h"
 
 using namespace gpuwatch::sim;
 
 namespace {
-
-bool write_file(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  return static_cast<bool>(out);
-}
 
 std::string maps_text(const ProcessSpec& p, const std::string& driver_version) {
   std::vector<std::string> libraries = p.libraries;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/pcie_link.h"
 #include "sim/shape.h"
 
 namespace gpuwatch::sim {
@@ -13,7 +14,10 @@ constexpr double kOomSearchSeconds = 7 * 24 * 3600.0;
 
 }  // namespace
 
-ProcessModel::ProcessModel(const Scenario& scenario) : scenario_(scenario), by_gpu_(scenario.devices.size()) {
+ProcessModel::ProcessModel(const Scenario& scenario)
+    : scenario_(scenario), switch_of_(scenario.devices.size(), -1), by_gpu_(scenario.devices.size()) {
+  for (std::size_t s = 0; s < scenario.pcie_switches.size(); ++s)
+    for (unsigned gpu : scenario.pcie_switches[s].gpus) switch_of_[gpu] = static_cast<int>(s);
   for (std::size_t i = 0; i < scenario.processes.size(); ++i) {
     by_gpu_[scenario.processes[i].gpu].push_back(i);
     end_.push_back(scenario.processes[i].stop);
@@ -90,15 +94,50 @@ double ProcessModel::gpu_utilization(unsigned gpu, double t) const {
   if (dev.utilization.set) return eval_shape(dev.utilization, t, scenario_.node.seed, 0x300000 + gpu);
   double sum = 0;
   for (std::size_t i : by_gpu_[gpu])
-    if (spec(i).sm_util.set && alive(i, t))
-      sum += eval_shape(spec(i).sm_util, t, scenario_.node.seed, 0x400000 + spec(i).pid);
+    if (spec(i).sm_util.set && alive(i, t)) sum += raw_sm_util(i, t) * input_share(i, t);
   return std::min(100.0, sum);
+}
+
+double ProcessModel::raw_sm_util(std::size_t i, double t) const {
+  return eval_shape(spec(i).sm_util, t, scenario_.node.seed, 0x400000 + spec(i).pid);
+}
+
+double ProcessModel::pcie_demand(unsigned gpu, PcieDirection dir, double t) const {
+  double sum = 0;
+  for (std::size_t i : by_gpu_[gpu]) {
+    const ProcessSpec& p = spec(i);
+    const Shape& shape = dir == PcieDirection::kToDevice ? p.pcie_rx : p.pcie_tx;
+    const std::uint64_t salt = (dir == PcieDirection::kToDevice ? 0x900000 : 0xa00000) + p.pid;
+    if (shape.set && alive(i, t)) sum += eval_shape(shape, t, scenario_.node.seed, salt);
+  }
+  return sum;
+}
+
+double ProcessModel::pcie_share(unsigned gpu, PcieDirection dir, double t) const {
+  if (switch_of_[gpu] < 0) return 1;
+  const PcieSwitch& sw = scenario_.pcie_switches[static_cast<std::size_t>(switch_of_[gpu])];
+  const double base =
+      dir == PcieDirection::kToDevice ? kPcieBaseToDeviceAtFullLoad : kPcieBaseFromDeviceAtFullLoad;
+  const double carried = kPciePayloadEfficiency *
+                         pcie_link_bytes_per_second(pcie_gen_transfer_rate(sw.uplink_gen), sw.uplink_width);
+  const double available = std::max(0.0, carried - base * static_cast<double>(sw.gpus.size()));
+  double asked = 0;
+  for (unsigned g : sw.gpus) asked += pcie_demand(g, dir, t);
+  return asked > available ? available / asked : 1;
+}
+
+double ProcessModel::input_share(std::size_t i, double t) const {
+  const ProcessSpec& p = spec(i);
+  double share = 1;
+  if (p.pcie_rx.set) share = std::min(share, pcie_share(p.gpu, PcieDirection::kToDevice, t));
+  if (p.pcie_tx.set) share = std::min(share, pcie_share(p.gpu, PcieDirection::kFromDevice, t));
+  return share;
 }
 
 double ProcessModel::sm_util(std::size_t i, double t) const {
   if (!alive(i, t)) return 0;
   const ProcessSpec& p = spec(i);
-  if (p.sm_util.set) return eval_shape(p.sm_util, t, scenario_.node.seed, 0x400000 + p.pid);
+  if (p.sm_util.set) return raw_sm_util(i, t) * input_share(i, t);
   // Without its own shape a process gets an equal share of its GPU's utilization.
   unsigned running = 0;
   for (std::size_t j : by_gpu_[p.gpu]) running += alive(j, t) ? 1 : 0;

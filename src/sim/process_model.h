@@ -9,6 +9,15 @@
 
 namespace gpuwatch::sim {
 
+enum class PcieDirection { kToDevice, kFromDevice };  // NVML's RX and TX, counted at the GPU
+
+// Every GPU's own PCIe traffic at full load besides what its processes declare (command submission,
+// small copies), in bytes per second; it scales with the GPU's load.
+constexpr double kPcieBaseToDeviceAtFullLoad = 3.0e9;
+constexpr double kPcieBaseFromDeviceAtFullLoad = 1.5e9;
+// The share of a link's encoded rate that carries data once packet headers are paid for.
+constexpr double kPciePayloadEfficiency = 0.9;
+
 class ProcessModel {
  public:
   explicit ProcessModel(const Scenario& scenario);
@@ -27,12 +36,22 @@ class ProcessModel {
   double instance_memory_used(unsigned gpu, int inst, double t) const;
   double gpu_utilization(unsigned gpu, double t) const;  // percent
 
+  // Bytes per second the processes on `gpu` ask to move over PCIe at t (their pcie_rx / pcie_tx shapes).
+  double pcie_demand(unsigned gpu, PcieDirection dir, double t) const;
+  // The fraction of that demand the GPU gets: 1 unless the GPUs below its switch together ask for more
+  // than the uplink carries (after every GPU's base traffic at full load), then each gets the same
+  // fraction of what it asks for.
+  double pcie_share(unsigned gpu, PcieDirection dir, double t) const;
+
  private:
   double raw_memory(std::size_t i, double t) const;
   double raw_gpu_memory(unsigned gpu, double t) const;
   double raw_instance_memory(unsigned gpu, int inst, double t) const;
   double instance_capacity(unsigned gpu, int inst) const;
+  double raw_sm_util(std::size_t i, double t) const;
+  double input_share(std::size_t i, double t) const;  // a process waiting on PCIe runs this fraction
   const Scenario& scenario_;
+  std::vector<int> switch_of_;  // by GPU: its index in scenario.pcie_switches, -1 for none
   std::vector<std::vector<std::size_t>> by_gpu_;
   std::vector<double> end_;
 };

@@ -68,6 +68,10 @@ struct ProcessSpec {
   double stop = kForever;
   Shape memory;   // bytes
   Shape sm_util;  // percent
+  // Bytes per second the process asks to move over PCIe, host to device and device to host. While the
+  // GPU's switch uplink cannot carry all its GPUs ask for, each gets its share, and the process's
+  // utilization falls with it (its kernels wait for the data).
+  Shape pcie_rx, pcie_tx;
   ProcessType type = ProcessType::kCompute;
   std::string cgroup;
   std::vector<std::string> libraries;
@@ -114,6 +118,13 @@ struct Fault {
   bool active(double t) const { return t >= at && t < end(); }
 };
 
+// A PCIe switch: the GPUs below it share its one uplink to the CPU's root port.
+struct PcieSwitch {
+  std::vector<unsigned> gpus;  // GPU indices
+  unsigned uplink_gen = 0;     // the uplink's generation and width
+  unsigned uplink_width = 0;
+};
+
 struct NodeSpec {
   std::string hostname = "sim-node";
   std::string driver_version = "550.54.15";
@@ -129,6 +140,7 @@ struct Scenario {
   std::string source;  // file name, or "built-in"
   NodeSpec node;
   std::vector<DeviceSpec> devices;
+  std::vector<PcieSwitch> pcie_switches;  // GPUs in none sit directly below a root port
   std::vector<ProcessSpec> processes;
   std::vector<Fault> faults;
 };

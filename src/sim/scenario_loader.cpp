@@ -132,18 +132,49 @@ void read_devices(const YamlReader& in, const YAML::Node& node, Scenario& sc) {
     if (d["mig"]) read_mig(in, d["mig"], dev);
     if (const auto w = d["workload"]) {
       in.expect_map(w, "workload", {"utilization", "memory"});
-      if (w["utilization"]) dev.utilization = read_shape(in, w["utilization"], false);
-      if (w["memory"]) dev.memory = read_shape(in, w["memory"], true);
+      if (w["utilization"]) dev.utilization = read_shape(in, w["utilization"], ShapeUnit::kPercent);
+      if (w["memory"]) dev.memory = read_shape(in, w["memory"], ShapeUnit::kBytes);
     }
     for (unsigned i = 0; i < count; ++i) sc.devices.push_back(dev);
   }
   if (sc.devices.empty()) in.fail(node, "expected at least one device");
 }
 
+void read_pcie_switches(const YamlReader& in, const YAML::Node& node, Scenario& sc) {
+  in.expect_list(node, "pcie_switches");
+  std::set<unsigned> placed;
+  for (const auto& n : node) {
+    in.expect_map(n, "a PCIe switch", {"gpus", "uplink"});
+    if (!n["gpus"]) in.fail(n, "a PCIe switch needs the list of its gpus");
+    in.expect_list(n["gpus"], "gpus");
+    PcieSwitch sw;
+    for (const auto& g : n["gpus"]) {
+      const unsigned gpu = in.whole(g, "gpu index");
+      if (gpu >= sc.devices.size())
+        in.fail(g,
+                "gpu index out of range (the scenario has " + std::to_string(sc.devices.size()) + " GPUs)");
+      if (!placed.insert(gpu).second) in.fail(g, "GPU " + std::to_string(gpu) + " is below two switches");
+      sw.gpus.push_back(gpu);
+    }
+    if (sw.gpus.empty()) in.fail(n["gpus"], "a PCIe switch needs at least one GPU");
+    // The uplink defaults to the first GPU's own link, as on boards that give each switch a full-width one.
+    sw.uplink_gen = sc.devices[sw.gpus.front()].pcie_gen;
+    sw.uplink_width = sc.devices[sw.gpus.front()].pcie_width;
+    if (const auto u = n["uplink"]) {
+      in.expect_map(u, "uplink", {"gen", "width"});
+      if (u["gen"]) sw.uplink_gen = in.whole(u["gen"], "uplink gen");
+      if (u["width"]) sw.uplink_width = in.whole(u["width"], "uplink width");
+    }
+    if (sw.uplink_gen < 1 || sw.uplink_gen > 6) in.fail(n, "expected an uplink gen between 1 and 6");
+    if (sw.uplink_width < 1 || sw.uplink_width > 32) in.fail(n, "expected an uplink width between 1 and 32");
+    sc.pcie_switches.push_back(std::move(sw));
+  }
+}
+
 ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenario& sc) {
   in.expect_map(p, "a process",
-                {"pid", "ppid", "gpu", "mig", "name", "cmdline", "start", "stop", "memory", "sm_util", "type",
-                 "cgroup", "libraries", "exit"});
+                {"pid", "ppid", "gpu", "mig", "name", "cmdline", "start", "stop", "memory", "sm_util",
+                 "pcie_rx", "pcie_tx", "type", "cgroup", "libraries", "exit"});
   ProcessSpec out;
   if (!p["pid"]) in.fail(p, "a process needs a pid");
   out.pid = in.whole(p["pid"], "pid");
@@ -172,8 +203,10 @@ ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenar
   if (p["start"]) out.start = in.seconds(p["start"]);
   if (p["stop"]) out.stop = in.seconds_or_forever(p["stop"]);
   if (out.stop <= out.start) in.fail(p["stop"], "stop must come after start");
-  if (p["memory"]) out.memory = read_shape(in, p["memory"], true);
-  if (p["sm_util"]) out.sm_util = read_shape(in, p["sm_util"], false);
+  if (p["memory"]) out.memory = read_shape(in, p["memory"], ShapeUnit::kBytes);
+  if (p["sm_util"]) out.sm_util = read_shape(in, p["sm_util"], ShapeUnit::kPercent);
+  if (p["pcie_rx"]) out.pcie_rx = read_shape(in, p["pcie_rx"], ShapeUnit::kBytesPerSecond);
+  if (p["pcie_tx"]) out.pcie_tx = read_shape(in, p["pcie_tx"], ShapeUnit::kBytesPerSecond);
   if (const auto t = p["type"]) {
     const std::string s = in.text(t, "type");
     if (s != "compute" && s != "graphics")
@@ -197,10 +230,11 @@ Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& 
   if (root.IsNull())
     throw ScenarioError(name + ":1:1: the scenario is empty; expected keys node, devices, processes, faults");
   if (!root.IsMap()) in.fail(root, "expected a scenario map with keys node, devices, processes, faults");
-  in.expect_map(root, "the scenario", {"node", "devices", "processes", "faults"});
+  in.expect_map(root, "the scenario", {"node", "devices", "pcie_switches", "processes", "faults"});
   if (root["node"]) read_node(in, root["node"], sc.node);
   if (!root["devices"]) in.fail(root, "a scenario needs a devices list");
   read_devices(in, root["devices"], sc);
+  if (const auto sw = root["pcie_switches"]; sw && !sw.IsNull()) read_pcie_switches(in, sw, sc);
   if (const auto procs = root["processes"]; procs && !procs.IsNull()) {
     in.expect_list(procs, "processes");
     std::set<unsigned> pids;

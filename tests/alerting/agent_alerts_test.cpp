@@ -189,6 +189,62 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
   fs::remove_all(dir);
 }
 
+// Shared PCIe contention needs the topology from sysfs: `gpuwatch sim sysfs-tree` lays out the scenario's
+// switches, and the agent pointed at it with --sysfs-root raises GpuPcieContention for switch A's uplink.
+// Scenario time runs 30x faster than the clock, from just before the job arriving on GPU1 at 300 s.
+TEST(AgentPcieContention, TheAgentReadsTheTopologyAndAlerts) {
+  const auto dir = fs::temp_directory_path() / ("gpuwatch-pcie-" + std::to_string(::getpid()));
+  const std::string scenario = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/pcie-contention-4xh200.yaml";
+  const std::string sys = (dir / "sys").string();
+  const auto usage = test::run_process({kBinary, "sim", "sysfs-tree", "--sim-scenario", scenario});
+  EXPECT_EQ(usage.exit_code, 1);
+  EXPECT_NE(usage.err.find("needs --sim-scenario FILE and --sysfs-root DIR (not /sys)"), std::string::npos)
+      << usage.err;
+  const auto tree =
+      test::run_process({kBinary, "sim", "sysfs-tree", "--sim-scenario", scenario, "--sysfs-root", sys});
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_EQ(tree.out, sys + "\n");
+  ASSERT_TRUE(fs::exists(fs::path(sys) / "bus/pci/devices/0000:01:00.0/current_link_speed"));
+
+  const std::map<std::string, std::string> env{
+      {"GPUWATCH_SIM_TIME_SCALE", "30"}, {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 8)}};
+  test::BackgroundProcess agent(
+      {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", scenario, "--sysfs-root", sys, "--kmsg",
+       "", "--interval", "2s", "--data-dir", (dir / "data").string()},
+      env);
+  int port = 0;
+  const std::regex port_line(R"(\(port (\d+)\))");
+  for (int i = 0; i < 1000 && port == 0; ++i) {
+    std::smatch m;
+    const std::string log = agent.stderr_text();
+    if (std::regex_search(log, m, port_line)) port = std::stoi(m[1]);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_NE(port, 0) << agent.stderr_text();
+  httplib::Client client("127.0.0.1", port);
+  nlohmann::json all, alerts;
+  for (int i = 0; i < 400 && alerts.empty(); ++i) {
+    if (auto r = client.Get("/api/v1/alerts"); r && r->status == 200) {
+      all = nlohmann::json::parse(r->body)["data"]["alerts"];
+      for (const auto& a : named(all, "GpuPcieContention"))
+        if (a["state"] == "firing") alerts.push_back(a);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(alerts.size(), 1u) << all.dump() << agent.stderr_text();
+  const auto& a = alerts[0];
+  EXPECT_EQ(a["labels"]["pcie_link"], "0000:01:00.0");
+  EXPECT_EQ(a["labels"]["direction"], "host_to_device");
+  EXPECT_EQ(a["labels"]["severity"], "ticket");
+  EXPECT_EQ(a["labels"]["hostname"], "gpu-node-032");
+  EXPECT_NE(a["annotations"]["summary"].get<std::string>().find("GPUs 0, 1 share the full PCIe uplink"),
+            std::string::npos)
+      << a.dump();
+  EXPECT_NE(a["annotations"]["runbook_url"].get<std::string>().find("/runbooks/GpuPcieContention"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(AlertsCommand, InhibitRulesAreValidAlertmanagerConfig) {
   const auto rules = test::run_process({kBinary, "alerts", "inhibit-rules"});
   ASSERT_EQ(rules.exit_code, 0) << rules.err;

@@ -87,7 +87,7 @@ inline Snapshot snapshot_at(std::int64_t t_ms, const std::vector<Gpu>& gpus) {
 
 inline std::vector<Condition> evaluate(Detector& d, const Snapshot& s,
                                        std::vector<kernel::KernelEvent> events = {}) {
-  DetectionInput in{s, std::move(events), {}, {}, {}};
+  DetectionInput in{s, std::move(events), {}, {}, {}, {}};
   std::vector<Condition> out;
   d.evaluate(in, out);
   return out;

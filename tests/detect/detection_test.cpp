@@ -9,6 +9,7 @@
 
 #include "detect/detection.h"
 #include "detect_fixture.h"
+#include "fake_pci_tree.h"
 
 namespace gpuwatch::detect {
 namespace {
@@ -96,6 +97,34 @@ TEST(Detection, AnUnreadableKernelLogIsAMetricNotAFailure) {
   EXPECT_NE(metrics.find("gpuwatch_kernel_log_readable 0\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("gpuwatch_kernel_log_open_failures_total 2\n"), std::string::npos) << metrics;
   EXPECT_NE(detection.kmsg_status()->error.find("No such file"), std::string::npos);
+}
+
+TEST(Detection, SharedPcieLinksFromSysfsAreMetrics) {
+  TempTree tree;
+  gpuwatch::test::add_switch_with_two_gpus(tree.path() /
+                                           "sys");  // GPUs 0 and 1 below switch port 0000:01:00.0
+  AgentOptions options;
+  options.kmsg = "";
+  options.sysfs_root = (tree.path() / "sys").string();
+  Detection detection(detection_options(options));
+  Gpu g0(0), g1(1), g2(2);
+  detection.evaluate(test::snapshot_at(1000, {g0, g1, g2}));
+  std::string metrics;
+  detection.append_metrics(metrics, ExpositionFormat::kText004);
+  EXPECT_NE(metrics.find("# TYPE gpu_pcie_shared_link_info gauge\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find(
+                "gpu_pcie_shared_link_info{gpu=\"0\",uuid=\"GPU-00000000\",pcie_link=\"0000:01:00.0\"} 1\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("gpu_pcie_shared_link_info{gpu=\"1\","), std::string::npos) << metrics;
+  EXPECT_EQ(metrics.find("gpu_pcie_shared_link_info{gpu=\"2\","), std::string::npos)
+      << "GPU 2 shares nothing";
+  EXPECT_NE(metrics.find("gpu_pcie_shared_link_capacity_bytes_per_second{pcie_link=\"0000:01:00.0\",upstream="
+                         "\"0000:00:01.0\"} "
+                         "63015384615.3846"),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("gpuwatch_kernel_log"), std::string::npos) << "the kernel log is not read";
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ TEST(DetectorSet, AHealthyNodeRaisesOnlyTheWatchdog) {
   std::vector<test::Gpu> gpus;
   for (unsigned i = 0; i < 8; ++i) gpus.emplace_back(i);
   std::vector<Condition> cs;
-  for (int t = 0; t < 600; t += 10) cs = set.evaluate({test::snapshot_at(t * 1000LL, gpus), {}, {}, {}, {}});
+  for (int t = 0; t < 600; t += 10)
+    cs = set.evaluate({test::snapshot_at(t * 1000LL, gpus), {}, {}, {}, {}, {}});
   ASSERT_EQ(cs.size(), 1U);
   EXPECT_EQ(cs[0].alertname, "Watchdog");
   EXPECT_TRUE(cs[0].labels.empty());

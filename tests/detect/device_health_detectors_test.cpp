@@ -139,13 +139,13 @@ TEST(PcieDetector, UncorrectableAerFromKernelLogOrSysfsPages) {
   aer.pci_bus_id = a.bus();
   aer.message = "pcieport 0000:00:01.0: AER: Uncorrected (Fatal) error received: " + a.bus();
   auto s1 = snapshot_at(1000, {a, b});
-  DetectionInput in1{s1, {aer}, {{b.bus(), {5, 0, 0}}}, {}, {}};
+  DetectionInput in1{s1, {aer}, {{b.bus(), {5, 0, 0}}}, {}, {}, {}};
   std::vector<Condition> cs;
   det->evaluate(in1, cs);
   ASSERT_EQ(names(cs), (V{"GpuPcieUncorrectableError"}));
   EXPECT_EQ(cs[0].labels.at("gpu"), "0");
   auto s2 = snapshot_at(2000, {a, b});
-  DetectionInput in2{s2, {}, {{b.bus(), {9, 1, 0}}}, {}, {}};
+  DetectionInput in2{s2, {}, {{b.bus(), {9, 1, 0}}}, {}, {}, {}};
   cs.clear();
   det->evaluate(in2, cs);
   ASSERT_EQ(names(cs), (V{"GpuPcieUncorrectableError", "GpuPcieUncorrectableError"}));

@@ -47,12 +47,15 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
   SimKernelLog kernel_log(kmsg);
   gpuwatch::test::Sim sim;
   sim.write_proc_tree(dir.path());
+  const std::string sysfs = dir.path() + "/sys";
+  sim.write_sysfs_tree(sysfs);
   CollectorOptions o;
   o.nvml_library = gpuwatch::test::sim_library_path();
   o.proc_root = dir.path();
   o.deadline = std::chrono::milliseconds(300);  // a hung GPU costs this much wall time per tick
   Collector collector(o);
-  DetectionSources sources({kmsg, "", dir.path()});  // the simulator's /proc tree: mapped CUDA libraries
+  // The simulator's /proc tree (mapped CUDA libraries) and /sys tree (PCIe switches).
+  DetectionSources sources({kmsg, options.read_sysfs ? sysfs : "", dir.path()});
   DetectorSet detectors(options.settings);
 
   // The alert engine applies each condition's for duration: an alert counts once it fires.

@@ -24,7 +24,8 @@ struct GameDayResult {
 
 struct GameDayOptions {
   double end_s = 600;
-  double step_s = 5;  // scenario seconds between snapshots
+  double step_s = 5;       // scenario seconds between snapshots
+  bool read_sysfs = true;  // the simulator's /sys tree (PCIe topology) as --sysfs-root
   DetectorSettings settings;
 };
 

@@ -1,6 +1,7 @@
 // A healthy 24-hour day full of benign confounders (scenarios/healthy-day-8xh200.yaml): cards at their power
 // cap, idle nights, an allocator staircase that plateaus, 90% preallocation, XID 43/45 from a Ctrl-C, a
-// process exiting normally at 89% memory, a trickle of corrected ECC errors. Nothing may fire but the
+// process exiting normally at 89% memory, a trickle of corrected ECC errors, PCIe loaders that keep their
+// switch uplinks busy but not full, and one GPU filling its uplink alone. Nothing may fire but the
 // Watchdog. Snapshots every 30 s of scenario time (2,880 for the day) keep the lockstep run short. A node
 // power budget is set that the busy daytime node reaches, so node power contention is judged on the day too
 // (off, the default, it could not fire at all).
@@ -39,6 +40,28 @@ TEST(HealthyDayGameDay, OnlyTheWatchdogFires) {
   EXPECT_GT((std::ssize(r.node_power_w) - at_budget) * o.step_s, 2 * 3600);
   std::cout << "healthy day: " << s.false_positives << " false positives over 24 h; node at its "
             << kNodePowerBudgetWatts << " W budget for " << at_budget * o.step_s / 3600 << " h\n";
+}
+
+// The PCIe confounders are real: with the rule's two-GPU guard removed, GPU3's restore at 02:00 (and nothing
+// else in the first three hours) fills its switch's uplink; below 70% of the uplink, GPU0-1's daytime loaders
+// (73% with the GPUs' own traffic) count as full too.
+TEST(HealthyDayGameDay, ThePcieConfoundersComeCloseToTheRule) {
+  GameDayOptions o;
+  o.end_s = 3 * 3600;
+  o.step_s = 30;
+  o.settings.pcie_contention.min_gpus = 1;
+  auto r = run_game_day(gpuwatch::test::scenario_path("healthy-day-8xh200.yaml"), o);
+  const AlertKey contention{"GpuPcieContention", "ticket", ""};
+  ASSERT_TRUE(r.fired.contains(contention)) << "GPU3's restore never filled its uplink";
+  EXPECT_NE(r.example.at(contention).summary.find("GPUs 3 share the full PCIe uplink"), std::string::npos)
+      << r.example.at(contention).summary;
+  EXPECT_GE(r.fired.at(contention), 2 * 3600);
+  o.settings.pcie_contention.min_gpus = 2;
+  o.settings.pcie_contention.at_capacity = 0.7;
+  r = run_game_day(gpuwatch::test::scenario_path("healthy-day-8xh200.yaml"), o);
+  ASSERT_TRUE(r.fired.contains(contention)) << "the daytime loaders never came near the rule";
+  EXPECT_NE(r.example.at(contention).summary.find("GPUs 0, 1 share"), std::string::npos)
+      << r.example.at(contention).summary;
 }
 
 }  // namespace

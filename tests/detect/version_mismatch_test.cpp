@@ -15,7 +15,7 @@ using V = std::vector<std::string>;
 std::vector<Condition> run(const Snapshot& s, std::optional<std::string> module,
                            std::map<unsigned, std::vector<std::string>> libraries) {
   auto det = make_version_mismatch_detector();
-  DetectionInput in{s, {}, {}, std::move(module), std::move(libraries)};
+  DetectionInput in{s, {}, {}, std::move(module), std::move(libraries), {}};
   std::vector<Condition> out;
   det->evaluate(in, out);
   return out;

@@ -110,6 +110,12 @@ class Sim {
     ASSERT_NE(write, nullptr);
     ASSERT_EQ(write(dir.c_str()), 0);
   }
+  // Lays out the scenario's /sys PCI tree (GPUs, switches, links) under dir.
+  void write_sysfs_tree(const std::string& dir) const {
+    auto write = reinterpret_cast<int (*)(const char*)>(lib_->optional_symbol("gpuwatchSimWriteSysfsTree"));
+    ASSERT_NE(write, nullptr);
+    ASSERT_EQ(write(dir.c_str()), 0);
+  }
 
  private:
   std::shared_ptr<NvmlLibrary> lib_;

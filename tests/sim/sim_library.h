@@ -24,6 +24,7 @@ struct NvmlApi {
   int (*gpuwatchSimIsLockstep)(int*) = nullptr;
   int (*gpuwatchSimLastError)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteProcTree)(const char*) = nullptr;
+  int (*gpuwatchSimWriteSysfsTree)(const char*) = nullptr;
   int (*gpuwatchSimGetHostname)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteKernelLog)(const char*) = nullptr;
 };
@@ -68,6 +69,7 @@ class SimLibrary {
     resolve(api.gpuwatchSimIsLockstep, "gpuwatchSimIsLockstep");
     resolve(api.gpuwatchSimLastError, "gpuwatchSimLastError");
     resolve(api.gpuwatchSimWriteProcTree, "gpuwatchSimWriteProcTree");
+    resolve(api.gpuwatchSimWriteSysfsTree, "gpuwatchSimWriteSysfsTree");
     resolve(api.gpuwatchSimGetHostname, "gpuwatchSimGetHostname");
     resolve(api.gpuwatchSimWriteKernelLog, "gpuwatchSimWriteKernelLog");
   }

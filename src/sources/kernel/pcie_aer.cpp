@@ -1,20 +1,10 @@
 #include "sources/kernel/pcie_aer.h"
 
-#include <fstream>
 #include <sstream>
 
+#include "sources/kernel/sysfs_file.h"
+
 namespace gpuwatch::kernel {
-namespace {
-
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 std::optional<std::uint64_t> parse_aer_total(const std::string& text) {
   std::istringstream in(text);
@@ -33,7 +23,7 @@ std::optional<std::uint64_t> parse_aer_total(const std::string& text) {
 std::optional<AerCounters> read_aer_counters(const std::string& sysfs_root, const std::string& bdf) {
   const std::string dir = sysfs_root + "/bus/pci/devices/" + bdf + "/";
   auto total = [&](const char* file) -> std::optional<std::uint64_t> {
-    auto text = slurp(dir + file);
+    auto text = read_sysfs_file(dir + file);
     return text ? parse_aer_total(*text) : std::nullopt;
   };
   auto cor = total("aer_dev_correctable");
@@ -44,7 +34,7 @@ std::optional<AerCounters> read_aer_counters(const std::string& sysfs_root, cons
 }
 
 std::optional<std::string> read_nvidia_module_version(const std::string& sysfs_root) {
-  auto text = slurp(sysfs_root + "/module/nvidia/version");
+  auto text = read_sysfs_file(sysfs_root + "/module/nvidia/version");
   if (!text) return std::nullopt;
   while (!text->empty() && (text->back() == '\n' || text->back() == ' ')) text->pop_back();
   if (text->empty()) return std::nullopt;

@@ -93,3 +93,5 @@
 //   int gpuwatchSimIsLockstep(int* lockstep)
 //   int gpuwatchSimLastError(char* buf, unsigned len)   why the last nvmlInit_v2 failed (scenario error)
 //   int gpuwatchSimWriteProcTree(const char* dir)       fake /proc entries of the scenario's processes
+//   int gpuwatchSimWriteSysfsTree(const char* dir)      fake /sys PCI tree of the scenario's GPUs and
+//   switches
