@@ -19,7 +19,7 @@ struct Condition {
   std::string
       alertname;  // CamelCase, e.g. "GpuXidCritical"; also names the runbook docs/runbooks/<alertname>.md
   Severity severity = Severity::kTicket;
-  // Identifying labels: gpu, uuid, and where known xid, pid, process, container, pod, namespace, job.
+  // Identifying labels: gpu, uuid, and where known xid, pid, process, container_id, pod_uid, slurm_job.
   // The engine adds alertname, severity and hostname; it fingerprints on the full set, so a label that
   // changes every evaluation (a measured value) belongs in the description, never here.
   std::map<std::string, std::string> labels;

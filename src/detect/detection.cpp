@@ -1,5 +1,8 @@
 #include "detect/detection.h"
 
+#include <charconv>
+#include <set>
+
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
@@ -20,6 +23,7 @@ Detection::Detection(DetectionOptions options)
 std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
   const DetectionInput input = sources_.gather(snapshot);
   auto conditions = detectors_.evaluate(input);
+  label_workloads(snapshot, conditions);
   std::vector<SharedLinkView> links;
   for (const auto& link : input.shared_pcie_links) {
     SharedLinkView view{link, {}};
@@ -37,6 +41,25 @@ std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
 std::optional<kernel::KmsgStatus> Detection::kmsg_status() const {
   std::lock_guard lock(status_mutex_);
   return kmsg_status_;
+}
+
+void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions) {
+  std::set<unsigned> pids;
+  for (const auto& d : snapshot.devices)
+    for (const auto& p : d.processes) pids.insert(p.pid);
+  for (auto& c : conditions) {
+    const auto pid_label = c.labels.find("pid");
+    if (pid_label == c.labels.end()) continue;
+    unsigned pid = 0;
+    const auto& text = pid_label->second;
+    if (std::from_chars(text.data(), text.data() + text.size(), pid).ec != std::errc{}) continue;
+    pids.insert(pid);
+    const procfs::Workload& w = sources_.workload(pid);
+    if (!w.container_id.empty()) c.labels["container_id"] = w.container_id;
+    if (!w.pod_uid.empty()) c.labels["pod_uid"] = w.pod_uid;
+    if (!w.slurm_job.empty()) c.labels["slurm_job"] = w.slurm_job;
+  }
+  sources_.keep_workloads(pids);
 }
 
 void Detection::append_link_metrics(std::string& out, ExpositionFormat format) const {

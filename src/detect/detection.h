@@ -41,6 +41,8 @@ class Detection {
     std::vector<std::pair<std::string, std::string>> gpus;  // index and uuid of each GPU below it
   };
   void append_link_metrics(std::string& out, ExpositionFormat format) const;
+  // Adds container_id, pod_uid and slurm_job to every condition that names a pid, where its cgroup says.
+  void label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions);
 
   DetectionSources sources_;
   DetectorSet detectors_;

@@ -66,4 +66,19 @@ DetectionInput DetectionSources::gather(const Snapshot& snapshot) {
   return in;
 }
 
+const procfs::Workload& DetectionSources::workload(unsigned pid) {
+  auto it = workloads_.find(pid);
+  if (it == workloads_.end()) {
+    procfs::Workload w;
+    if (!options_.proc_root.empty())
+      w = procfs::read_workload(options_.proc_root, pid).value_or(procfs::Workload{});
+    it = workloads_.emplace(pid, std::move(w)).first;
+  }
+  return it->second;
+}
+
+void DetectionSources::keep_workloads(const std::set<unsigned>& pids) {
+  std::erase_if(workloads_, [&](const auto& entry) { return !pids.contains(entry.first); });
+}
+
 }  // namespace gpuwatch::detect

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "detect/detector.h"
 #include "sources/kernel/kmsg_reader.h"
+#include "sources/procfs/workload.h"
 
 namespace gpuwatch::detect {
 
@@ -23,6 +25,11 @@ class DetectionSources {
  public:
   explicit DetectionSources(DetectionSourceOptions options);
   DetectionInput gather(const Snapshot& snapshot);
+  // The container, pod and Slurm job of a process, from its cgroup: read once, then kept until
+  // keep_workloads() no longer lists the pid, so an alert's labels stay the same while it lasts even after
+  // its process is gone. Empty when /proc is not read or the process was gone before it was read.
+  const procfs::Workload& workload(unsigned pid);
+  void keep_workloads(const std::set<unsigned>& pids);
   // Null when the kernel log is not read.
   const kernel::KmsgStatus* kmsg_status() const { return kmsg_ ? &kmsg_->status() : nullptr; }
 
@@ -30,6 +37,7 @@ class DetectionSources {
   DetectionSourceOptions options_;
   std::optional<kernel::KmsgReader> kmsg_;
   std::map<unsigned, std::vector<std::string>> libraries_;  // by pid; a process's mappings are read once
+  std::map<unsigned, procfs::Workload> workloads_;          // by pid
   // The shared PCIe links, re-read when the GPUs change and every kTopologyRefreshMs (a link can retrain).
   std::vector<std::string> topology_gpus_;
   std::int64_t topology_read_ms_ = 0;

@@ -6,7 +6,7 @@
 
 #include "alerting/alert_engine.h"
 #include "collector/collector.h"
-#include "detect/detection_sources.h"
+#include "detect/detection.h"
 #include "sim_support.h"
 
 namespace gpuwatch::detect::test {
@@ -54,9 +54,8 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
   o.proc_root = dir.path();
   o.deadline = std::chrono::milliseconds(300);  // a hung GPU costs this much wall time per tick
   Collector collector(o);
-  // The simulator's /proc tree (mapped CUDA libraries) and /sys tree (PCIe switches).
-  DetectionSources sources({kmsg, options.read_sysfs ? sysfs : "", dir.path()});
-  DetectorSet detectors(options.settings);
+  // The simulator's /proc tree (mapped CUDA libraries, cgroups) and /sys tree (PCIe switches).
+  Detection detection({{kmsg, options.read_sysfs ? sysfs : "", dir.path()}, options.settings});
 
   // The alert engine applies each condition's for duration: an alert counts once it fires.
   alerting::AlertEngineOptions engine_options;
@@ -67,7 +66,7 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
     collector.clock().sleep_until_ms(sim.ms_at(t));
     collector.tick();
     const SnapshotPtr snap = collector.latest();
-    const auto conditions = detectors.evaluate(sources.gather(*snap));
+    const auto conditions = detection.evaluate(*snap);
     double total_w = 0;
     for (const auto& d : snap->devices)
       if (const Sample* p = d.find(Metric::kPower)) total_w += p->value;

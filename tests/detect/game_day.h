@@ -1,5 +1,6 @@
 // A game day: a scenario run through the real collector on libnvml-sim in lockstep, with the simulator
-// writing the kernel log the agent reads, and every snapshot evaluated by a DetectorSet. Conditions become
+// writing the kernel log, /proc and /sys trees the agent reads, and every snapshot evaluated by Detection
+// (the sources and the DetectorSet, as the agent runs them). Conditions become
 // "fired" once they have held for their for_duration, as the alert engine would fire them.
 #pragma once
 

@@ -88,14 +88,16 @@ TEST(IncidentsGameDayTiming, AlertsFireWithinOneIntervalOfTheFaultPlusTheirFor) 
   expect_fired_within_one_interval({"GpuPowerBrake", "page", "7"}, 600);
 }
 
-TEST(IncidentsGameDayDetails, KernelLogAddsTheProcessAndDescriptionsCarryValues) {
+TEST(IncidentsGameDayDetails, KernelLogAndCgroupsAddTheProcessAndJobAndDescriptionsCarryValues) {
   const auto& ex = incidents().example;
   const auto& app = ex.at({"GpuXidApplication", "ticket", "6"});
   EXPECT_EQ(app.labels.at("xid"), "13") << "the first application XID";
   EXPECT_EQ(app.labels.at("pid"), "61006");
   EXPECT_EQ(app.labels.at("process"), "python3");
+  EXPECT_EQ(app.labels.at("slurm_job"), "48213") << "from the process's cgroup";
   const auto& oom = ex.at({"GpuProcessProbableOom", "ticket", "1"});
   EXPECT_EQ(oom.labels.at("pid"), "61001");
+  EXPECT_EQ(oom.labels.at("slurm_job"), "48213");
   EXPECT_NE(oom.description.find("% full"), std::string::npos) << oom.description;
   const auto& forecast = ex.at({"GpuMemoryExhaustionForecast", "page", "1"});
   EXPECT_EQ(forecast.labels.at("pid"), "61001");

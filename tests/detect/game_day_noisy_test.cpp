@@ -33,6 +33,9 @@ TEST(NoisyNeighbourGameDay, OnlyTheHurtIncumbentsGpuAlertsAndItNamesTheNewcomer)
   const auto& c = noisy().example.at(alert);
   EXPECT_EQ(c.labels.at("pid"), "71100");
   EXPECT_EQ(c.labels.at("process"), "jupyter");
+  // From the newcomer's cgroup in the simulator's /proc tree: its container and pod.
+  EXPECT_EQ(c.labels.at("container_id"), "containerd://bbbb");
+  EXPECT_EQ(c.labels.at("pod_uid"), "2222");
   EXPECT_NE(c.summary.find("pid 71000 (trainer)"), std::string::npos) << c.summary;
   // Arrival at 300 s; the drop shows in the newest minute's mean within a few samples; then for 3 min.
   const double t = noisy().fired.at(alert);

@@ -1,4 +1,4 @@
-// Reading one small sysfs (or procfs) file whole.
+// Reading one small sysfs or procfs file whole.
 #pragma once
 
 #include <fstream>
