@@ -1,5 +1,7 @@
 #include "collector/collector.h"
 
+#include <atomic>
+
 #include <time.h>
 
 #include <algorithm>
@@ -72,7 +74,19 @@ struct Collector::CallbackHolder {
   std::mutex mutex;
   EventCallback callback;
   SnapshotCallback on_snapshot;
+  // Set by the event thread on an XID or a double-bit ECC error: run() collects at once instead of at the
+  // next interval, so the rules see the fault now.
+  std::atomic<bool> collect_now{false};
+  // Only run()'s sleep is woken: a caller driving tick() itself (lockstep tests) keeps its own time.
+  std::atomic<bool> running{false};
+  Clock* clock = nullptr;  // outlives the listener (declared before it)
 };
+
+namespace {
+
+constexpr unsigned long long kCollectAtOnce = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError;
+
+}  // namespace
 
 Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
     : options_(std::move(options)), callback_(std::make_shared<CallbackHolder>()) {
@@ -80,6 +94,7 @@ Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
   lib_ = std::move(opened.library);
   lib_error_ = std::move(opened.error);
   clock_ = clock ? std::move(clock) : make_clock(lib_);
+  callback_->clock = clock_.get();
   latest_.store(std::make_shared<const Snapshot>());
 }
 
@@ -154,6 +169,10 @@ void Collector::update_listener(std::chrono::steady_clock::time_point deadline) 
   listener_ = std::make_unique<EventListener>(
       lib_, std::move(watched), event_counts_,
       [holder = callback_](const std::string& uuid, unsigned long long type, unsigned long long data) {
+        if (type & kCollectAtOnce) {
+          holder->collect_now = true;
+          if (holder->running) holder->clock->interrupt();
+        }
         std::lock_guard lock(holder->mutex);
         if (holder->callback) holder->callback(uuid, type, data);
       },
@@ -368,13 +387,26 @@ void Collector::run(std::stop_token stop) {
   std::stop_callback wake(stop, [this] { clock_->interrupt(); });
   const std::int64_t interval = options_.effective_interval().count();
   std::int64_t next = clock_->now_ms();
+  // An XID storm must not turn into a tick storm: an extra collection waits this long after the last one.
+  const std::int64_t min_gap = std::max<std::int64_t>(10, interval / 10);
+  std::int64_t last = 0;
+  callback_->running = true;
   while (!stop.stop_requested()) {
+    last = clock_->now_ms();
     tick();
     next += interval;
     const std::int64_t now = clock_->now_ms();
     if (now - next > interval) next = now;  // fell behind (a suspended host): do not burst to catch up
-    clock_->sleep_until_ms(next);
+    // Woken early by a critical event: collect now, then keep the cadence.
+    while (!clock_->sleep_until_ms(next) && !stop.stop_requested()) {
+      if (!callback_->collect_now.exchange(false)) continue;
+      if (clock_->now_ms() - last < min_gap) clock_->sleep_until_ms(last + min_gap);
+      if (stop.stop_requested()) break;
+      last = clock_->now_ms();
+      tick();
+    }
   }
+  callback_->running = false;
 }
 
 }  // namespace gpuwatch

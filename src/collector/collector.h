@@ -68,7 +68,8 @@ class Collector {
 
   // One collection at the clock's current time. Call from one thread at a time (run() does).
   void tick();
-  // Ticks every interval on the clock until stop is requested.
+  // Ticks every interval on the clock until stop is requested, and at once (at most every tenth of an
+  // interval) after an XID or double-bit ECC event, so a fault reaches the rules without waiting a tick.
   void run(std::stop_token stop);
 
   // The last published snapshot; never null (an empty snapshot before the first tick). Thread-safe.

@@ -238,3 +238,35 @@ TEST_F(CollectorTest, RunTicksEveryIntervalOnTheScenarioClock) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+// An XID wakes run() between intervals: with a 30 s interval, the XID at scenario second 2 is in a snapshot
+// long before the second interval would have come. Scaled mode, in wall time.
+TEST(CollectorRun, AnXidIsCollectedAtOnceNotAtTheNextInterval) {
+  test::SimScenario scenario(R"(
+node: {hostname: xid-node, time_scale: 1}
+devices:
+  - {model: H200, count: 1}
+faults:
+  - {type: xid, gpu: 0, at: 2s, code: 79}
+)");
+  setenv("GPUWATCH_SIM_MODE", "scaled", 1);
+  CollectorOptions o = sim_options();
+  o.interval = std::chrono::seconds(30);
+  Collector c(o);
+  const auto started = std::chrono::steady_clock::now();
+  std::jthread runner([&](std::stop_token stop) { c.run(stop); });
+  bool seen = false;
+  while (!seen && std::chrono::steady_clock::now() - started < std::chrono::seconds(20)) {
+    const auto snap = c.latest();
+    seen = !snap->devices.empty() && snap->devices[0].xid_counts.contains(79);
+    if (!seen) std::this_thread::sleep_for(milliseconds(20));
+  }
+  EXPECT_TRUE(seen) << "the XID waited for the next 30 s interval";
+  EXPECT_EQ(c.latest()->sequence, 2U) << "one extra collection, then the cadence";
+}
+
+}  // namespace
+}  // namespace gpuwatch
