@@ -32,6 +32,37 @@ nlohmann::json named(const nlohmann::json& alerts, const std::string& alertname)
 const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
 const std::string kIncidents = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/incidents-8xh200.yaml";
 
+// The port an agent started with --listen 127.0.0.1:0 reports in its log; 0 when it exited or never said.
+int agent_port(test::BackgroundProcess& agent) {
+  const std::regex port_line(R"(\(port (\d+)\))");
+  for (int i = 0; i < 1000; ++i) {
+    std::smatch m;
+    const std::string log = agent.stderr_text();
+    if (std::regex_search(log, m, port_line)) return std::stoi(m[1]);
+    if (agent.wait_exit(std::chrono::milliseconds(20))) break;
+  }
+  return 0;
+}
+
+// Polls the agent's /api/v1/alerts (it runs in wall time) until alerts named `alertname` are listed (firing
+// ones only, when asked); `all` is the whole list last seen.
+struct AlertsSeen {
+  nlohmann::json all, named;
+};
+AlertsSeen wait_for_alerts(int port, const std::string& alertname, bool firing_only = false) {
+  httplib::Client client("127.0.0.1", port);
+  AlertsSeen seen{nlohmann::json::array(), nlohmann::json::array()};
+  for (int i = 0; i < 400 && seen.named.empty(); ++i) {
+    if (auto r = client.Get("/api/v1/alerts"); r && r->status == 200) {
+      seen.all = nlohmann::json::parse(r->body)["data"]["alerts"];
+      for (const auto& a : named(seen.all, alertname))
+        if (!firing_only || a["state"] == "firing") seen.named.push_back(a);
+    }
+    if (seen.named.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return seen;
+}
+
 class AgentAlerts : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -47,13 +78,7 @@ class AgentAlerts : public ::testing::Test {
                                  "service=training"},
         std::map<std::string, std::string>{
             {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}});
-    const std::regex port_line(R"(\(port (\d+)\))");
-    for (int i = 0; i < 1000 && port_ == 0; ++i) {
-      std::smatch m;
-      const std::string log = agent_->stderr_text();
-      if (std::regex_search(log, m, port_line)) port_ = std::stoi(m[1]);
-      if (agent_->wait_exit(std::chrono::milliseconds(20))) break;
-    }
+    port_ = agent_port(*agent_);
     ASSERT_NE(port_, 0) << agent_->stderr_text();
   }
   void TearDown() override {
@@ -154,24 +179,10 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
       {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents, "--silences-file",
        (dir / "windows.json").string(), "--data-dir", (dir / "data").string()},
       env);
-  int port = 0;
-  const std::regex port_line(R"(\(port (\d+)\))");
-  for (int i = 0; i < 1000 && port == 0; ++i) {
-    std::smatch m;
-    const std::string log = agent.stderr_text();
-    if (std::regex_search(log, m, port_line)) port = std::stoi(m[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const int port = agent_port(agent);
   ASSERT_NE(port, 0) << agent.stderr_text();
   httplib::Client client("127.0.0.1", port);
-  nlohmann::json all, alerts;
-  for (int i = 0; i < 300 && alerts.empty(); ++i) {
-    if (auto r = client.Get("/api/v1/alerts"); r && r->status == 200) {
-      all = nlohmann::json::parse(r->body)["data"]["alerts"];
-      alerts = named(all, "GpuLost");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto [all, alerts] = wait_for_alerts(port, "GpuLost");
   ASSERT_EQ(alerts.size(), 1u) << all.dump();
   EXPECT_EQ(alerts[0]["muted"], true);
   // The window matches gpu="3" only: GPU 2's ECC alert is not muted.
@@ -212,25 +223,9 @@ TEST(AgentPcieContention, TheAgentReadsTheTopologyAndAlerts) {
       {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", scenario, "--sysfs-root", sys, "--kmsg",
        "", "--interval", "2s", "--data-dir", (dir / "data").string()},
       env);
-  int port = 0;
-  const std::regex port_line(R"(\(port (\d+)\))");
-  for (int i = 0; i < 1000 && port == 0; ++i) {
-    std::smatch m;
-    const std::string log = agent.stderr_text();
-    if (std::regex_search(log, m, port_line)) port = std::stoi(m[1]);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const int port = agent_port(agent);
   ASSERT_NE(port, 0) << agent.stderr_text();
-  httplib::Client client("127.0.0.1", port);
-  nlohmann::json all, alerts;
-  for (int i = 0; i < 400 && alerts.empty(); ++i) {
-    if (auto r = client.Get("/api/v1/alerts"); r && r->status == 200) {
-      all = nlohmann::json::parse(r->body)["data"]["alerts"];
-      for (const auto& a : named(all, "GpuPcieContention"))
-        if (a["state"] == "firing") alerts.push_back(a);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const auto [all, alerts] = wait_for_alerts(port, "GpuPcieContention", true);
   ASSERT_EQ(alerts.size(), 1u) << all.dump() << agent.stderr_text();
   const auto& a = alerts[0];
   EXPECT_EQ(a["labels"]["pcie_link"], "0000:01:00.0");
