@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "core/pcie_link.h"
@@ -37,7 +38,7 @@ constexpr Direction kDirections[] = {
 
 struct GpuTraffic {
   unsigned index = 0;
-  ValueWindow bytes_per_second[2];  // by kDirections
+  std::array<ValueWindow, 2> bytes_per_second;  // by kDirections
 };
 
 std::string gbps(double bytes_per_second) {

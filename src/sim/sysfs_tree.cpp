@@ -40,7 +40,7 @@ class TreeWriter {
   // Writes the function's directory below `parent` ("" for the host bridge) and its bus/pci/devices link.
   std::filesystem::path add(const std::filesystem::path& parent, const std::string& address,
                             const PciFunction& f) {
-    const auto relative = (parent.empty() ? std::filesystem::path("devices/pci0000:00") : parent) / address;
+    auto relative = (parent.empty() ? std::filesystem::path("devices/pci0000:00") : parent) / address;
     const auto dir = root_ / relative;
     std::filesystem::create_directories(dir, ec_);
     auto speed = [](unsigned gen) { return std::string(kSpeedText[gen < 7 ? gen : 0]) + "\n"; };
