@@ -10,11 +10,37 @@
 // slowdown comes with the software one and a temperature past the threshold).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "detect/detectors.h"
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// The throttle reasons that alert, most specific first: the first one active on a GPU is its alert.
+struct ThrottleReason {
+  const char* reason;  // clock event reason label
+  const char* alertname;
+  Severity severity;
+  const char* summary;  // {} is the GPU's name
+  const char* action;
+  milliseconds ThrottleSettings::*for_duration;  // null: at once
+};
+constexpr ThrottleReason kThrottleReasons[] = {
+    {"hw_power_brake_slowdown", "GpuPowerBrake", Severity::kPage, "power brake is holding {} down",
+     "check the node's power supplies and PDU; the brake is asserted from outside the GPU", nullptr},
+    {"hw_thermal_slowdown", "GpuThermalSlowdown", Severity::kPage, "{} is too hot: hardware thermal slowdown",
+     "check cooling (fans, airflow, inlet temperature, liquid loop); drain the GPU if it keeps climbing",
+     nullptr},
+    {"hw_slowdown", "GpuHardwareSlowdown", Severity::kPage, "hardware slowdown on {}",
+     "check power and cooling; look for XIDs and the power brake on this GPU", nullptr},
+    {"sw_thermal_slowdown", "GpuSoftwareThermalSlowdown", Severity::kTicket,
+     "{} is slowed by the driver to stay cool",
+     "check airflow and inlet temperature; compare with the GPU's neighbours",
+     &ThrottleSettings::sw_thermal_for},
+};
 
 class ThrottleDetector final : public Detector {
  public:
@@ -26,38 +52,16 @@ class ThrottleDetector final : public Detector {
       auto active = [&](const char* reason) { return value_or(d, Metric::kClockEventActive, 0, reason) > 0; };
       const double temp = value_or(d, Metric::kTemperature, -1);
       const double slowdown = value_or(d, Metric::kTemperatureThreshold, -1, "slowdown");
-      const double sm_clock = value_or(d, Metric::kClock, 0, "sm") / 1e6;
-      const double sm_max = value_or(d, Metric::kClockMax, 0, "sm") / 1e6;
-      const double power = value_or(d, Metric::kPower, 0), limit = value_or(d, Metric::kPowerLimit, 0);
-      const std::string measured = fmt::format(
-          "SM clock {:.0f} of {:.0f} MHz, temperature {:.0f} C (slowdown at "
-          "{:.0f} C), power {:.0f} W of {:.0f} W",
-          sm_clock, sm_max, temp, slowdown, power, limit);
       Condition c;
       c.labels = device_labels(d);
-      if (active("hw_power_brake_slowdown")) {
-        c.alertname = "GpuPowerBrake";
-        c.severity = Severity::kPage;
-        c.summary = fmt::format("power brake is holding {} down", gpu_name(d));
-        c.action = "check the node's power supplies and PDU; the brake is asserted from outside the GPU";
-      } else if (active("hw_thermal_slowdown")) {
-        c.alertname = "GpuThermalSlowdown";
-        c.severity = Severity::kPage;
-        c.summary = fmt::format("{} is too hot: hardware thermal slowdown", gpu_name(d));
-        c.action =
-            "check cooling (fans, airflow, inlet temperature, liquid loop); drain the GPU if it keeps "
-            "climbing";
-      } else if (active("hw_slowdown")) {
-        c.alertname = "GpuHardwareSlowdown";
-        c.severity = Severity::kPage;
-        c.summary = fmt::format("hardware slowdown on {}", gpu_name(d));
-        c.action = "check power and cooling; look for XIDs and the power brake on this GPU";
-      } else if (active("sw_thermal_slowdown")) {
-        c.alertname = "GpuSoftwareThermalSlowdown";
-        c.severity = Severity::kTicket;
-        c.summary = fmt::format("{} is slowed by the driver to stay cool", gpu_name(d));
-        c.action = "check airflow and inlet temperature; compare with the GPU's neighbours";
-        c.for_duration = s_.sw_thermal_for;
+      const auto* hit = std::find_if(std::begin(kThrottleReasons), std::end(kThrottleReasons),
+                                     [&](const ThrottleReason& r) { return active(r.reason); });
+      if (hit != std::end(kThrottleReasons)) {
+        c.alertname = hit->alertname;
+        c.severity = hit->severity;
+        c.summary = fmt::format(fmt::runtime(hit->summary), gpu_name(d));
+        c.action = hit->action;
+        if (hit->for_duration) c.for_duration = s_.*(hit->for_duration);
       } else if (temp >= 0 && slowdown > 0 && temp >= slowdown - s_.temperature_margin_c) {
         c.alertname = "GpuTemperatureNearSlowdown";
         c.severity = Severity::kTicket;
@@ -67,7 +71,12 @@ class ThrottleDetector final : public Detector {
       } else {
         continue;
       }
-      c.description = measured;
+      // Formatted only for a GPU that raises something: this runs on every GPU every tick.
+      c.description = fmt::format(
+          "SM clock {:.0f} of {:.0f} MHz, temperature {:.0f} C (slowdown at {:.0f} C), power {:.0f} W of "
+          "{:.0f} W",
+          value_or(d, Metric::kClock, 0, "sm") / 1e6, value_or(d, Metric::kClockMax, 0, "sm") / 1e6, temp,
+          slowdown, value_or(d, Metric::kPower, 0), value_or(d, Metric::kPowerLimit, 0));
       out.push_back(std::move(c));
     }
   }
