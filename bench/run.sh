@@ -185,9 +185,10 @@ serve() {
     -s "$here/wrk_report.lua" "${header[@]}" "$url" >"$work/$name.wrk.txt"
   cpu1=$(cpu_seconds "$pid")
   printf '  %-22s %s\n' "$name" "$(grep 'Requests/sec' "$work/$name.wrk.txt")"
-  printf '{"name": "%s", "url": "%s", "gzip": %s, "payload_bytes": %s, "samples": %s, "cpu_seconds": %s, "wrk": %s}\n' \
+  # The server's resident memory after serving: the peer's figure beside the agent's (section 2).
+  printf '{"name": "%s", "url": "%s", "gzip": %s, "payload_bytes": %s, "samples": %s, "cpu_seconds": %s, "vm_rss_kib": %s, "wrk": %s}\n' \
     "$name" "$url" "$([ "$gzip" = 1 ] && echo true || echo false)" "$bytes" "$samples" "$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN {printf "%.6f", b - a}')" \
-    "$(cat "$work/$name.wrk.json")" >>"$work/serve.jsonl"
+    "$(status_kib "$pid" VmRSS)" "$(cat "$work/$name.wrk.json")" >>"$work/serve.jsonl"
 }
 : >"$work/serve.jsonl"
 serve gpuwatch "$agent" "http://127.0.0.1:$serve_port/metrics" 0

@@ -74,6 +74,7 @@ def server_figures(s):
         "cpu_us_per_scrape": cpu_us,
         "cpu_ns_per_sample": cpu_us * 1000 / max(s["samples"], 1),
         "errors": sum(w["errors"].values()),
+        "rss_mib": s.get("vm_rss_kib", 0) / 1024,
     }
 
 
@@ -147,12 +148,13 @@ def main():
         figures = {s["name"]: server_figures(s) for s in serve["servers"]}
         summary["serve"] = figures
         md += ["", "### /metrics serving (same wrk settings, one server after the other)", "",
-               "| server | requests/s | p99 ms | payload bytes | samples | CPU µs/scrape | CPU ns/sample | errors |",
-               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+               "| server | requests/s | p99 ms | payload bytes | samples | CPU µs/scrape | CPU ns/sample | errors "
+               "| RSS after, MiB |",
+               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, f in figures.items():
             md.append(f"| {name} | {f['requests_per_second']:.0f} | {f['latency_p99_ms']:.2f} | "
                       f"{f['payload_bytes']} | {f['samples']} | {f['cpu_us_per_scrape']:.1f} | "
-                      f"{f['cpu_ns_per_sample']:.1f} | {f['errors']} |")
+                      f"{f['cpu_ns_per_sample']:.1f} | {f['errors']} | {f['rss_mib']:.1f} |")
         md += ["", "| gpuwatch vs | requests/s | samples/s | CPU per scrape (peer / gpuwatch) | "
                    "CPU per sample (peer / gpuwatch) | requests/s target |",
                "| --- | --- | --- | --- | --- | --- |"]
