@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build g++ pkg-config make
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
-  libsqlite3-dev sqlite3
+  libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev
   # tests
   libgtest-dev libgmock-dev prometheus prometheus-alertmanager curl
   # benchmarks
