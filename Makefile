@@ -4,8 +4,13 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUWATCH_WERROR=ON
 DEMO_SCENARIO ?= scenarios/incidents-8xh200.yaml
 DEMO_LISTEN ?= 127.0.0.1:19400
+# The ASan + UBSan build (clang, libFuzzer) that reruns the unit tests and the fuzz targets.
+SAN_BUILD ?= build-sanitize
+SAN_FLAGS ?= -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Sanitize \
+  -DGPUWATCH_SANITIZE=ON -DGPUWATCH_WERROR=ON
+FUZZ_SECONDS ?= 900
 
-.PHONY: deps build test demo run bench bench-store format clean
+.PHONY: deps build sanitized test fuzz demo run bench bench-store format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -16,8 +21,21 @@ $(BUILD)/build.ninja: CMakeLists.txt
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+$(SAN_BUILD)/build.ninja: CMakeLists.txt
+	cmake -S . -B $(SAN_BUILD) -G Ninja $(SAN_FLAGS)
+
+# Only what runs under the sanitizers: the self-contained unit tests and the fuzz targets (tests/fuzz).
+sanitized: deps $(SAN_BUILD)/build.ninja
+	cmake --build $(SAN_BUILD) -j $(JOBS) --target sanitized
+
+# Every test, then the unit tests again under ASan + UBSan and a short pass of each fuzz target.
+test: build sanitized
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L sanitize
+
+# Each fuzz target for FUZZ_SECONDS (default 15 minutes), growing its corpus in the sanitizer build tree.
+fuzz: sanitized
+	@scripts/fuzz.sh $(SAN_BUILD) $(FUZZ_SECONDS)
 
 # Runs the agent on a bundled simulated 8-GPU node and prints where to look.
 demo: build
@@ -39,4 +57,4 @@ format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD)

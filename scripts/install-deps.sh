@@ -9,8 +9,8 @@ packages=(
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
   libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev
-  # tests
-  libgtest-dev libgmock-dev prometheus prometheus-alertmanager curl
+  # tests (clang and its runtime libraries for the sanitizer build and the fuzz targets)
+  libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
   # benchmarks
   libbenchmark-dev prometheus-node-exporter victoria-metrics wrk hyperfine linux-perf valgrind python3
   # style

@@ -37,6 +37,28 @@ std::string write_durably(const std::string& path, const std::string& text) {
   return "";
 }
 
+// Why a file left in the queue directory cannot be a queued alert, or "". The fingerprint names the entry's
+// file, so it must be a plain name; everything put() queues passes.
+std::string queued_alert_problem(const nlohmann::json& j) {
+  if (j.is_discarded()) return "not JSON";
+  if (!j.is_object()) return "not a JSON object";
+  const auto fingerprint = j.find("fingerprint");
+  if (fingerprint == j.end() || !fingerprint->is_string()) return "no \"fingerprint\" string";
+  const auto& key = fingerprint->get_ref<const std::string&>();
+  if (key.empty() || key.size() > 64 || key.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return "the fingerprint is not hexadecimal";
+  for (const char* map : {"labels", "annotations"}) {
+    const auto pairs = j.find(map);
+    if (pairs == j.end() || !pairs->is_object()) return std::string("no \"") + map + "\" object";
+    for (const auto& [name, value] : pairs->items()) {
+      if (!value.is_string()) return std::string(map) + " \"" + name + "\" is not a string";
+    }
+  }
+  const auto status = j.find("status");
+  if (status == j.end() || !status->is_string()) return "no \"status\" string";
+  return "";
+}
+
 }  // namespace
 
 DeliveryQueue::DeliveryQueue(std::string dir) : dir_(std::move(dir)) {
@@ -55,8 +77,9 @@ DeliveryQueue::DeliveryQueue(std::string dir) : dir_(std::move(dir)) {
     std::stringstream text;
     text << in.rdbuf();
     auto j = nlohmann::json::parse(text.str(), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("fingerprint") || !j.contains("labels")) {
-      spdlog::error("alert queue: {} is not a queued alert; renamed to {}.bad", path.string(), path.string());
+    if (const std::string problem = queued_alert_problem(j); !problem.empty()) {
+      spdlog::error("alert queue: {} is not a queued alert ({}); renamed to {}.bad", path.string(), problem,
+                    path.string());
       fs::rename(path, path.string() + ".bad", ec);
       continue;
     }

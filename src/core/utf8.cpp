@@ -41,7 +41,8 @@ bool is_valid_utf8(std::string_view text) {
 
 std::string to_valid_utf8(std::string_view text, std::size_t max_bytes) {
   if (text.size() <= max_bytes && is_valid_utf8(text)) return std::string(text);
-  // Repair first (a replaced byte grows to three), reading no more of the input than can end up in the result.
+  // Repair first (a replaced byte grows to three), reading no more of the input than can end up in the
+  // result.
   std::string out;
   std::size_t i = 0;
   while (i < text.size() && out.size() <= max_bytes) {

@@ -2,6 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "alerting/alert_json.h"
 #include "alerting/delivery_queue.h"
@@ -94,6 +97,26 @@ TEST(DeliveryQueue, SurvivesARestartAndSetsAsideCorruptEntries) {
   EXPECT_EQ(batch.alerts[0]["labels"]["gpu"], "2");
   EXPECT_EQ(batch.alerts[0]["status"], "resolved");
   EXPECT_TRUE(fs::exists(dir.path / "deadbeefdeadbeef.json.bad"));
+}
+
+// Entries that are JSON but not the shape put() writes (a number where a string belongs, a fingerprint that
+// is a path) are set aside too: the agent starts, and they never reach a receiver.
+TEST(DeliveryQueue, SetsAsideEntriesOfTheWrongShape) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> wrong = {
+      {"a1", R"({"fingerprint":7,"labels":{},"annotations":{},"status":"firing"})"},
+      {"a2", R"({"fingerprint":"../../x","labels":{},"annotations":{},"status":"firing"})"},
+      {"a3", R"({"fingerprint":"a3","labels":{"gpu":1},"annotations":{},"status":"firing"})"},
+      {"a4", R"({"fingerprint":"a4","labels":{},"status":"firing"})"},
+      {"a5", R"({"fingerprint":"a5","labels":{},"annotations":{},"status":true})"},
+      {"a6", R"([1,2,3])"},
+  };
+  for (const auto& [name, text] : wrong) std::ofstream(dir.path / (name + ".json")) << text;
+  DeliveryQueue q(dir.path.string());
+  EXPECT_EQ(q.size(), 0u);
+  for (const auto& [name, text] : wrong) EXPECT_TRUE(fs::exists(dir.path / (name + ".json.bad"))) << text;
+  EXPECT_EQ(q.put(wire("1", AlertState::kFiring)), "");  // and the queue works as usual
+  EXPECT_EQ(take(q).alerts.size(), 1u);
 }
 
 TEST(DeliveryWorker, RetriesWithBackoffUntilTheReceiverAccepts) {

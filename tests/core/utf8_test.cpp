@@ -10,10 +10,10 @@ namespace {
 TEST(Utf8, AcceptsWellFormedText) {
   EXPECT_TRUE(is_valid_utf8(""));
   EXPECT_TRUE(is_valid_utf8("python3"));
-  EXPECT_TRUE(is_valid_utf8("gr\xC3\xBC\xC3\x9F"));            // two-byte characters
-  EXPECT_TRUE(is_valid_utf8("\xE2\x82\xAC"));                   // euro sign
-  EXPECT_TRUE(is_valid_utf8("\xF0\x9F\x94\xA5"));               // four bytes
-  EXPECT_TRUE(is_valid_utf8(std::string("a\0b", 3)));           // NUL is a character
+  EXPECT_TRUE(is_valid_utf8("gr\xC3\xBC\xC3\x9F"));    // two-byte characters
+  EXPECT_TRUE(is_valid_utf8("\xE2\x82\xAC"));          // euro sign
+  EXPECT_TRUE(is_valid_utf8("\xF0\x9F\x94\xA5"));      // four bytes
+  EXPECT_TRUE(is_valid_utf8(std::string("a\0b", 3)));  // NUL is a character
 }
 
 TEST(Utf8, RejectsIllFormedText) {
