@@ -17,10 +17,13 @@
 namespace gpuwatch {
 
 // One value of a catalogue metric. Label values line up with MetricDef::labels (unused ones are empty).
+// read_ms is when the value was read: groups read less often than every tick (read_schedule.h) carry their
+// last value, and its read time, into the snapshots between reads; 0 means "at the snapshot's time".
 struct Sample {
   Metric metric;
   double value;
   std::array<std::string, 3> labels{};
+  std::int64_t read_ms = 0;
 };
 
 struct DeviceIdentity {

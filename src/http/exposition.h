@@ -3,6 +3,7 @@
 // families from a snapshot; only this file knows the grammar (escaping, number spelling, comment order).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,8 @@ enum class FamilyType { kGauge, kCounter, kInfo };
 struct Series {
   std::vector<std::pair<std::string_view, std::string>> labels;  // label names live in static tables
   double value = 0;
+  std::int64_t read_ms =
+      0;  // when the value was read (Sample::read_ms); 0: at the snapshot's time. Not rendered
 };
 
 // A metric family named as the text 0.0.4 sample name: counters end in _total, info families in _info.

@@ -18,11 +18,11 @@ Labels device_labels(const DeviceIdentity& id) {
 
 // Identity labels first, then the catalogue's extra labels that this sample fills.
 Series make_series(Labels identity, const MetricDef& def, const std::array<std::string, 3>& extra,
-                   double value) {
+                   double value, std::int64_t read_ms) {
   for (std::size_t i = 0; i < def.labels.size(); ++i) {
     if (!def.labels[i].empty()) identity.emplace_back(def.labels[i], extra[i]);
   }
-  return Series{std::move(identity), value};
+  return Series{std::move(identity), value, read_ms};
 }
 
 Family catalogue_family(const MetricDef& def) {
@@ -34,10 +34,10 @@ Family catalogue_family(const MetricDef& def) {
 }
 
 void add(std::vector<Family>& by_metric, Metric m, Labels identity, const std::array<std::string, 3>& extra,
-         double value) {
+         double value, std::int64_t read_ms = 0) {
   const MetricDef& def = metric_def(m);
   by_metric[static_cast<std::size_t>(m)].series.push_back(
-      make_series(std::move(identity), def, extra, value));
+      make_series(std::move(identity), def, extra, value, read_ms));
 }
 
 void add_process_series(std::vector<Family>& by_metric, const DeviceSnapshot& d) {
@@ -64,7 +64,7 @@ void add_device_series(std::vector<Family>& by_metric, const DeviceSnapshot& d) 
     if (s.metric == Metric::kUp || s.metric == Metric::kStale) continue;
     if (metric_def(s.metric).scope != MetricScope::kDevice) continue;
     xid_samples = xid_samples || s.metric == Metric::kXidErrors;
-    add(by_metric, s.metric, id, s.labels, s.value);
+    add(by_metric, s.metric, id, s.labels, s.value, s.read_ms);
   }
   // XID counts are kept as a map by the collector; render them unless it already made samples of them.
   if (!xid_samples) {

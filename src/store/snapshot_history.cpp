@@ -38,13 +38,20 @@ Family by_reason(Metric m, const std::map<std::string, std::uint64_t>& counts) {
 SnapshotHistory::SnapshotHistory(std::shared_ptr<Store> store, std::size_t max_process_series)
     : store_(std::move(store)), cap_(max_process_series, kForgetProcessSeriesMs) {}
 
+void SnapshotHistory::sweep(std::int64_t now_ms) {
+  if (now_ms < cleared_at_ms_) {
+    known_.clear();  // the clock went back: nothing known still describes the store
+  } else {
+    std::erase_if(known_, [this](const auto& entry) { return entry.second.seen_ms < cleared_at_ms_; });
+    for (auto& [key, known] : known_) known.ask_cap = true;
+  }
+  cleared_at_ms_ = now_ms;
+}
+
 void SnapshotHistory::append(const Snapshot& snapshot) {
   const std::int64_t t = snapshot.timestamp_ms;
   std::lock_guard lock(mu_);
-  if (t - cleared_at_ms_ >= kCacheMs || t < cleared_at_ms_) {
-    known_.clear();
-    cleared_at_ms_ = t;
-  }
+  if (t - cleared_at_ms_ >= kCacheMs || t < cleared_at_ms_) sweep(t);
   std::string key;
   for (const auto& family : native_families(snapshot)) {
     std::map<Labels, double> aggregates;
@@ -62,11 +69,20 @@ void SnapshotHistory::append(const Snapshot& snapshot) {
         known.labels.emplace_back("__name__", std::string(family.name));
         for (const auto& [name, value] : series.labels) known.labels.emplace_back(std::string(name), value);
         normalize_labels(known.labels);  // sorted once here, so the store need not copy them
-        known.admitted = cap_.admit(known.labels, t);
-        if (!known.admitted) known.aggregate = aggregate_labels(known.labels);
       }
+      if (known.ask_cap) {
+        known.admitted = cap_.admit(known.labels, t);
+        known.aggregate = known.admitted ? Labels{} : aggregate_labels(known.labels);
+        known.ask_cap = false;
+      }
+      known.seen_ms = t;
+      // Never ahead of the snapshot: a read time comes from the same clock, at or before it.
+      const std::int64_t read_t = series.read_ms > 0 ? std::min(series.read_ms, t) : t;
       if (known.admitted) {
-        store_->append(known.labels, t, series.value);  // a refusal (time going back) is counted by the store
+        if (read_t <= known.stored_read_ms) continue;  // carried, not read again: already stored
+        store_->append(known.labels, read_t,
+                       series.value);  // a refusal (time going back) is counted by the store
+        known.stored_read_ms = read_t;
       } else {
         aggregates[known.aggregate] += series.value;
       }

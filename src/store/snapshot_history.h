@@ -1,8 +1,10 @@
 // The agent's side of the history store: appends every series /metrics exposes for a snapshot (the same
-// names and labels as native_families), stamped with the snapshot's time, and renders the store's health as
-// gpuwatch_store_* families for /metrics.
+// names and labels as native_families), stamped with the time its value was read, and renders the store's
+// health as gpuwatch_store_* families for /metrics. A value carried into a snapshot without being read again
+// (a group read every 30 s, a stale GPU) is not stored again: history holds what was read, when it was read.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,15 +30,20 @@ class SnapshotHistory {
   const std::shared_ptr<Store>& store() const { return store_; }
 
  private:
-  // What a rendered series becomes: its store labels, built and sorted once, and the cap's verdict. Cleared
-  // every minute of snapshot time, so exited processes do not pile up and the cap sees live series again
-  // (well within its forget time).
+  // What a rendered series becomes: its store labels, built and sorted once, the cap's verdict and the read
+  // time of the value last stored. Swept every minute of snapshot time: series not seen for a minute go (so
+  // exited processes do not pile up) and the cap is asked again about the rest (so it sees live series well
+  // within its forget time).
   struct Known {
     Labels labels;
     bool admitted = true;
-    Labels aggregate;  // where its value goes when not admitted
+    bool ask_cap = true;  // the cap's verdict is due
+    Labels aggregate;     // where its value goes when not admitted
+    std::int64_t seen_ms = 0;
+    std::int64_t stored_read_ms = INT64_MIN;
   };
   static constexpr std::int64_t kCacheMs = 60'000;
+  void sweep(std::int64_t now_ms);  // under mu_
 
   std::shared_ptr<Store> store_;
   mutable std::mutex mu_;

@@ -280,6 +280,10 @@ TEST_F(DeviceReaderTest, EachGroupIsReadOnItsScheduleAndKeepsItsValueBetweenRead
   EXPECT_EQ(calls.call_count(NvmlSymbol::nvmlDeviceGetPcieThroughput), 4U);
   ASSERT_NE(d.find(Metric::kPower), nullptr) << "a value not due keeps its last value";
   EXPECT_EQ(d.find(Metric::kPower)->value, power_at_1s);
+  // ... and the time it was read, so history does not store it again as a new sample.
+  EXPECT_EQ(d.find(Metric::kPower)->read_ms, sim_.ms_at(1.0));
+  ASSERT_NE(d.find(Metric::kPcieRx), nullptr);
+  EXPECT_EQ(d.find(Metric::kPcieRx)->read_ms, sim_.ms_at(1.1));
   ASSERT_NE(d.find(Metric::kUtilization), nullptr);
 
   read_at(1.2);

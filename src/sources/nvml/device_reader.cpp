@@ -28,7 +28,7 @@ void emit(std::vector<Sample>& s, Metric m, double value, std::string_view l0 = 
 // copies all three strings, for the cached groups copied into every snapshot.
 void append_copies(std::vector<Sample>& out, const std::vector<Sample>& from) {
   for (const auto& f : from) {
-    Sample& sample = out.emplace_back(Sample{f.metric, f.value});
+    Sample& sample = out.emplace_back(Sample{f.metric, f.value, {}, f.read_ms});
     for (std::size_t i = 0; i < f.labels.size(); ++i) {
       if (!f.labels[i].empty()) sample.labels[i] = f.labels[i];
     }
@@ -329,6 +329,7 @@ void DeviceReader::read(std::int64_t now_ms, DeviceSnapshot& out) {
     if (!read_due(schedule.group, has_read_[g], last_read_ms_[g], now_ms)) continue;
     group_samples_[g].clear();
     read_group(schedule.group, now_ms, group_samples_[g]);
+    for (Sample& s : group_samples_[g]) s.read_ms = now_ms;  // carried with the value until the next read
     if (calls_.lost()) break;
     has_read_[g] = true;
     last_read_ms_[g] = now_ms;
