@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cli/agent_flags.h"
-#include "cli/collector_setup.h"
+#include "agent/collector_setup.h"
 #include "cli/commands.h"
 #include "sources/nvml/nvml_library.h"
 

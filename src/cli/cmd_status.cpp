@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "cli/agent_flags.h"
-#include "cli/collector_setup.h"
+#include "agent/collector_setup.h"
 #include "cli/commands.h"
 #include "cli/status_table.h"
 #include "collector/abandonable_worker.h"
