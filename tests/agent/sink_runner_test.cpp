@@ -3,8 +3,11 @@
 #include "agent/sink_runner.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "test_sinks.h"
@@ -36,6 +39,28 @@ TEST(SinkRunner, CountsEveryErrorAndKeepsConsuming) {
   EXPECT_EQ(s.errors, 3U);
   EXPECT_EQ(s.consumed, 3U);
   EXPECT_EQ(sink->sequences(), (std::vector<std::uint64_t>{1, 2, 3}));
+}
+
+TEST(SinkRunner, LogsTheFirstErrorAndThenAtMostOnceAMinute) {
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  {
+    auto sink = std::make_shared<RecordingSink>("throws", true, SinkQueueOptions{8, WhenFull::kDropNewest});
+    SinkRunner runner(sink);
+    for (std::uint64_t i = 1; i <= 5; ++i) runner.offer(snapshot(i));
+    ASSERT_TRUE(sink->wait_for(5));
+    ASSERT_TRUE(runner.stop());
+    EXPECT_EQ(runner.stats().errors, 5U);
+  }
+  spdlog::set_default_logger(previous);
+  const std::string text = log.str();
+  std::size_t lines = 0;
+  for (auto at = text.find("sink throws: this sink always fails"); at != std::string::npos;
+       at = text.find("sink throws:", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1U) << text;
 }
 
 TEST(SinkRunner, AFullDropOldestQueueKeepsTheNewestSnapshots) {
