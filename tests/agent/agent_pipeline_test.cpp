@@ -85,5 +85,24 @@ TEST(AgentPipeline, AThrowingAndAStuckSinkNeitherSlowSamplingNorStopDetection) {
   }
 }
 
+TEST(AgentPipeline, AReloadWithANewIntervalKeepsTheSinksAndTheRestartOnlySettings) {
+  auto recorder =
+      std::make_shared<test::RecordingSink>("recorder", false, SinkQueueOptions{64, WhenFull::kDropNewest});
+  Agent agent(simulated_node(400ms), {recorder});
+  agent.start();
+  ASSERT_TRUE(recorder->wait_for(2));
+  AgentOptions reloaded = agent.options();
+  reloaded.interval = 50ms;
+  reloaded.listen = "127.0.0.1:1";  // restart-only: keeps its running value
+  agent.reload(reloaded);
+  const std::size_t before = recorder->sequences().size();
+  std::this_thread::sleep_for(1s);
+  EXPECT_GE(recorder->sequences().size() - before, 8U) << "the new collector feeds the same sinks";
+  EXPECT_EQ(agent.options().interval, 50ms);
+  EXPECT_EQ(agent.options().listen, "127.0.0.1:0");
+  EXPECT_FALSE(scrape(agent.port()).empty());
+  EXPECT_TRUE(agent.stop());
+}
+
 }  // namespace
 }  // namespace gpuwatch
