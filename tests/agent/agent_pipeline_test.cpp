@@ -45,7 +45,9 @@ double value_of(const std::string& body, const std::string& series) {
 
 TEST(AgentPipeline, AThrowingAndAStuckSinkNeitherSlowSamplingNorStopDetection) {
   constexpr auto kInterval = 100ms;
-  auto throws = std::make_shared<test::RecordingSink>("throws", true);
+  // A queue long enough that a starved test thread cannot drop: its record is every snapshot published.
+  auto throws =
+      std::make_shared<test::RecordingSink>("throws", true, SinkQueueOptions{64, WhenFull::kDropNewest});
   auto stuck = std::make_shared<test::BlockingSink>("stuck");
   Agent agent(simulated_node(kInterval), {throws, stuck});
   agent.start();
