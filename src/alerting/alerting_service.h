@@ -1,6 +1,6 @@
 // Everything alerting in the agent, assembled from the options: the engine, the router, the delivery
 // workers (Alertmanager, webhook), the silences and the HTTP routes and /metrics families that expose them.
-// evaluate() runs on the collector's thread; the routes and metrics run on server threads.
+// evaluate() runs on the agent's detection sink thread; the routes and metrics run on server threads.
 #pragma once
 
 #include <chrono>

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <memory>
 
+#include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
-#include "cli/collector_setup.h"
 #include "cli/commands.h"
 #include "sources/nvml/nvml_library.h"
 

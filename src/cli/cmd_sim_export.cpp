@@ -8,7 +8,7 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/collector_setup.h"
+#include "agent/collector_setup.h"
 #include "cli/commands.h"
 #include "cli/timed_exposition.h"
 #include "collector/collector.h"

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <memory>
 
+#include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
-#include "cli/collector_setup.h"
 #include "cli/commands.h"
 #include "cli/status_table.h"
 #include "collector/abandonable_worker.h"

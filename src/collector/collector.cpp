@@ -73,7 +73,8 @@ struct Collector::NodeCheck {
 struct Collector::CallbackHolder {
   std::mutex mutex;
   EventCallback callback;
-  SnapshotCallback on_snapshot;
+  // Shared, so publishing copies a pointer, not the function (and whatever it captured), every tick.
+  std::shared_ptr<const SnapshotCallback> on_snapshot;
   // Set by the event thread on an XID or a double-bit ECC error: run() collects at once instead of at the
   // next interval, so the rules see the fault now.
   std::atomic<bool> collect_now{false};
@@ -85,6 +86,22 @@ struct Collector::CallbackHolder {
 namespace {
 
 constexpr unsigned long long kCollectAtOnce = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError;
+
+// SourceStatus::reason for a session that did not come up.
+const char* init_failure_reason(nvmlReturn_t init_result) {
+  switch (init_result) {
+    case NVML_SUCCESS:
+      return "device_count_failed";  // init worked; enumerating the GPUs did not
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+      return "driver_not_loaded";
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+      return "driver_version_mismatch";
+    case NVML_ERROR_NO_PERMISSION:
+      return "no_permission";
+    default:
+      return "init_failed";
+  }
+}
 
 }  // namespace
 
@@ -108,8 +125,9 @@ void Collector::set_event_callback(EventCallback callback) {
 }
 
 void Collector::set_snapshot_callback(SnapshotCallback callback) {
+  auto shared = callback ? std::make_shared<const SnapshotCallback>(std::move(callback)) : nullptr;
   std::lock_guard lock(callback_->mutex);
-  callback_->on_snapshot = std::move(callback);
+  callback_->on_snapshot = std::move(shared);
 }
 
 CollectorStats Collector::stats() const {
@@ -211,6 +229,7 @@ bool Collector::ensure_session(std::int64_t now_ms, std::string& error) {
   }
   if (!lib_) {
     last_error_ = lib_error_;
+    last_reason_ = "library_not_loaded";
   } else {
     {
       std::lock_guard lock(stats_mutex_);
@@ -223,6 +242,7 @@ bool Collector::ensure_session(std::int64_t now_ms, std::string& error) {
       return true;
     }
     last_error_ = session_->error();
+    last_reason_ = init_failure_reason(session_->init_result());
     // After a driver upgrade the loaded library no longer matches the kernel module: load it afresh (threads
     // still inside the old one keep it mapped through their own references).
     if (session_->init_result() == NVML_ERROR_LIB_RM_VERSION_MISMATCH) lib_.reset();
@@ -294,10 +314,14 @@ void Collector::tick() {
   bool reinit = false;
 
   std::string error;
+  SourceStatus nvml_status{"nvml", true, 0, {}, {}};
   // A MIG reconfiguration already delivered makes this tick's MIG handles stale: re-enumerate first.
   if (session_ && event_counts_->take_mig_change()) close_session();
   const bool have_session = ensure_session(now, error);
   if (!have_session) {
+    nvml_status.success = false;
+    nvml_status.reason = last_reason_;
+    nvml_status.message = last_error_;
     snap->source_error = std::move(error);
     if (lib_) snap->node.nvml_library = lib_->path();
   } else {
@@ -351,6 +375,9 @@ void Collector::tick() {
       const char* text = lib_->fn().nvmlErrorString(static_cast<nvmlReturn_t>(reinit_answer_));
       snap->source_error = std::string("NVML answered: ") + (text != nullptr ? text : "unknown error") +
                            " (NVML error " + std::to_string(reinit_answer_) + "); re-initialising";
+      nvml_status.success = false;
+      nvml_status.reason = "reinitialising";
+      nvml_status.message = snap->source_error;
       snap->devices.clear();
       for (const auto& slot : slots_) add_stale(*slot, previous.get(), *snap);
     }
@@ -362,6 +389,8 @@ void Collector::tick() {
   snap->sequence = ++sequence_;
   const auto wall = std::chrono::steady_clock::now() - wall_start;
   snap->collection_seconds = std::chrono::duration<double>(wall).count();
+  nvml_status.duration_seconds = snap->collection_seconds;  // NVML is all a tick reads today
+  snap->sources.push_back(std::move(nvml_status));
   {
     std::lock_guard lock(stats_mutex_);
     ++stats_.ticks;
@@ -375,12 +404,12 @@ void Collector::tick() {
   SnapshotPtr published = std::move(snap);
   latest_.store(published);
   if (have_session) ready_.store(true);
-  SnapshotCallback on_snapshot;
+  std::shared_ptr<const SnapshotCallback> on_snapshot;
   {
     std::lock_guard lock(callback_->mutex);
     on_snapshot = callback_->on_snapshot;
   }
-  if (on_snapshot) on_snapshot(published);
+  if (on_snapshot) (*on_snapshot)(published);
 }
 
 void Collector::run(std::stop_token stop) {

@@ -79,9 +79,9 @@ class Collector {
   CollectorStats stats() const;
   Clock& clock() { return *clock_; }
 
-  // Called on the collector's thread with every snapshot right after it is published (the store appends it,
-  // the detectors evaluate it). It delays the next tick while it runs, so it must be quick; may be set at
-  // any time.
+  // Called on the collector's thread with every snapshot right after it is published. It delays the next
+  // tick while it runs, so it must only hand the snapshot on (the agent queues it for each of its sinks);
+  // may be set at any time.
   void set_snapshot_callback(SnapshotCallback callback);
   // Called on the event thread for every NVML event (XID, ECC, ...); may be set at any time.
   void set_event_callback(EventCallback callback);
@@ -113,6 +113,7 @@ class Collector {
   std::size_t listened_gpus_ = 0;
   std::map<CollectorErrorKey, std::uint64_t> errors_;
   std::string last_error_;
+  std::string last_reason_;  // SourceStatus::reason for last_error_
   std::int64_t next_attempt_ms_ = 0;
   std::int64_t backoff_ms_ = 0;
   int reinit_answer_ = 0;  // the last NVML answer that asked for re-initialisation

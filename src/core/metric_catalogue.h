@@ -154,7 +154,19 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kStoreCorruptWalRecords, "gpuwatch_store_corrupt_wal_records_total", kCounter, kAgent, "", "", "", "",       \
     "Damaged write-ahead log records found at start-up outside the last segment's tail")                     \
   X(kStoreWalDroppedBytes, "gpuwatch_store_wal_dropped_bytes_total", kCounter, kAgent, "bytes", "", "", "",      \
-    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")
+    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")          \
+  X(kSourceSuccess, "gpuwatch_source_success", kGauge, kAgent, "", "source", "", "",                              \
+    "1 when the source (nvml) answered this tick, 0 when it could not be read; gpuwatch_source_error_info says why") \
+  X(kSourceDuration, "gpuwatch_source_duration_seconds", kGauge, kAgent, "seconds", "source", "", "",            \
+    "Wall time the source took in the last tick")                                                              \
+  X(kSinkDuration, "gpuwatch_sink_duration_seconds", kGauge, kAgent, "seconds", "sink", "", "",                  \
+    "Wall time of the sink's last consume, or of the one running now when it has run longer")               \
+  X(kSinkErrors, "gpuwatch_sink_errors_total", kCounter, kAgent, "", "sink", "", "",                             \
+    "Snapshots the sink failed on (it threw); the other sinks and the collector go on")                      \
+  X(kSinkDropped, "gpuwatch_sink_dropped_snapshots_total", kCounter, kAgent, "", "sink", "", "",                 \
+    "Snapshots the sink never consumed because its queue was full (it fell behind)")                         \
+  X(kSinkQueueLength, "gpuwatch_sink_queue_length", kGauge, kAgent, "", "sink", "", "",                          \
+    "Snapshots waiting in the sink's queue")
 // clang-format on
 
 enum class Metric : std::uint16_t {

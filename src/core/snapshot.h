@@ -86,6 +86,19 @@ struct NodeInfo {
   std::string nvml_library;         // path that was loaded
 };
 
+// How one source of readings fared in a tick (NVML today): rendered as gpuwatch_source_success,
+// gpuwatch_source_duration_seconds and, while it fails, gpuwatch_source_error_info{reason, message}; the
+// agent raises GpuMonitoringDown from it.
+struct SourceStatus {
+  std::string name;  // "nvml"
+  bool success = false;
+  double duration_seconds = 0;  // wall time the source took this tick
+  // When it failed, a fixed vocabulary: library_not_loaded | driver_not_loaded | driver_version_mismatch |
+  // no_permission | init_failed | device_count_failed | reinitialising.
+  std::string reason;
+  std::string message;  // what was tried and what it answered, for people; "" on success
+};
+
 // Counted per (gpu uuid or "" for node-wide calls, call name, NVML return code).
 using CollectorErrorKey = std::tuple<std::string, std::string, int>;
 
@@ -99,6 +112,7 @@ struct Snapshot {
   std::uint64_t ticks = 0;
   // Set when no device could be read at all (no library, no driver, init failed): says what was tried.
   std::string source_error;
+  std::vector<SourceStatus> sources;  // one per source, in a fixed order; empty before the first tick
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

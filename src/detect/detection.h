@@ -1,6 +1,6 @@
 // Detection as the agent runs it: the extra sources (kernel log, sysfs) and the DetectorSet, fed one snapshot
-// at a time. The agent calls evaluate() with each published snapshot (on the collector's thread) and hands
-// the conditions to the alert engine.
+// at a time. The agent calls evaluate() with each published snapshot (on the detection sink's thread) and
+// hands the conditions to the alert engine.
 #pragma once
 
 #include <mutex>

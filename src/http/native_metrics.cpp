@@ -91,6 +91,25 @@ void add_agent_series(std::vector<Family>& by_metric, const Snapshot& snapshot) 
   }
   add(by_metric, Metric::kTicks, {}, {}, static_cast<double>(snapshot.ticks));
   if (snapshot.ticks > 0) add(by_metric, Metric::kCollectionSeconds, {}, {}, snapshot.collection_seconds);
+  for (const auto& source : snapshot.sources) {
+    add(by_metric, Metric::kSourceSuccess, {}, {source.name}, source.success ? 1 : 0);
+    add(by_metric, Metric::kSourceDuration, {}, {source.name}, source.duration_seconds);
+  }
+}
+
+// Why a source failed, as labels: the reason (a fixed vocabulary) for alert rules, the message for people.
+Family source_error_family(const Snapshot& snapshot) {
+  Family f{"gpuwatch_source_error_info",
+           FamilyType::kInfo,
+           "",
+           "Why a source could not be read this tick (reason, message); absent while it works; always 1",
+           {}};
+  for (const auto& source : snapshot.sources) {
+    if (source.success) continue;
+    f.series.push_back(
+        Series{{{"source", source.name}, {"reason", source.reason}, {"message", source.message}}, 1});
+  }
+  return f;
 }
 
 std::vector<Family> empty_catalogue_families() {
@@ -149,10 +168,11 @@ std::vector<Family> native_families(const Snapshot& snapshot) {
   add_agent_series(by_metric, snapshot);
 
   std::vector<Family> out;
-  out.reserve(by_metric.size() + 3);
+  out.reserve(by_metric.size() + 4);
   out.push_back(gpu_info_family(snapshot));
   out.push_back(driver_info_family(snapshot));
   for (auto& f : by_metric) out.push_back(std::move(f));
+  out.push_back(source_error_family(snapshot));
   out.push_back(build_info_family());
   return out;
 }
@@ -164,6 +184,7 @@ std::vector<Family> agent_families(const Snapshot& snapshot) {
   for (auto& f : by_metric) {
     if (!f.series.empty()) out.push_back(std::move(f));
   }
+  if (Family errors = source_error_family(snapshot); !errors.series.empty()) out.push_back(std::move(errors));
   out.push_back(build_info_family());
   return out;
 }

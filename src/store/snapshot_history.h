@@ -23,7 +23,7 @@ class SnapshotHistory {
   // max_process_series: the per-process series cap (see ProcessSeriesCap).
   SnapshotHistory(std::shared_ptr<Store> store, std::size_t max_process_series);
 
-  // Appends one snapshot; quick (memory only). Called on the collector thread.
+  // Appends one snapshot; quick (memory only). Called on the history sink's thread, one snapshot at a time.
   void append(const Snapshot& snapshot);
   // The gpuwatch_store_* families; thread-safe.
   std::vector<Family> health_families() const;

@@ -184,6 +184,35 @@ TEST(Agent, WithoutALibraryServesItsOwnMetricsAndIsNotReady) {
   EXPECT_NE(agent.process().stderr_text().find("/nonexistent/libnvidia-ml.so.1"), std::string::npos);
 }
 
+// No library is not silence: /metrics says NVML fails and why, and GpuMonitoringDown pages at once.
+TEST(Agent, WithoutALibraryReportsTheReasonAndRaisesGpuMonitoringDown) {
+  Agent agent({"--nvml-library", "/nonexistent/libnvidia-ml.so.1"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  // The first collection and its evaluation run beside the server's start: poll for them.
+  const std::regex down(
+      R"("labels":\{"alertname":"GpuMonitoringDown","severity":"page","source":"nvml"\},[^}]*"state":"firing")");
+  std::string metrics;
+  std::string alerts;
+  for (const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+       std::chrono::steady_clock::now() < deadline;
+       std::this_thread::sleep_for(std::chrono::milliseconds(20))) {
+    auto m = agent.get("/metrics");
+    auto a = agent.get("/api/v1/alerts");
+    metrics = m ? m->body : "";
+    alerts = a ? a->body : "";
+    if (metrics.find("gpuwatch_source_success") != std::string::npos && std::regex_search(alerts, down))
+      break;
+  }
+  EXPECT_NE(metrics.find("gpuwatch_source_success{source=\"nvml\"} 0"), std::string::npos) << metrics;
+  EXPECT_NE(
+      metrics.find("gpuwatch_source_error_info{source=\"nvml\",reason=\"library_not_loaded\",message=\""),
+      std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("/nonexistent/libnvidia-ml.so.1: cannot open shared object file"),
+            std::string::npos);
+  EXPECT_TRUE(std::regex_search(alerts, down)) << alerts;
+}
+
 TEST(Agent, ReportsATakenPortAndExits) {
   Agent first({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
   ASSERT_GT(first.port(), 0);

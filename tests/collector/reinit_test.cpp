@@ -129,6 +129,30 @@ TEST_F(Reinit, ADriverUnloadSaysDriverNotLoaded) {
   EXPECT_EQ(back->devices.size(), 2U);
 }
 
+// What /metrics shows as gpuwatch_source_success and gpuwatch_source_error_info, and GpuMonitoringDown uses.
+TEST_F(Reinit, ADriverUnloadIsAFailedNvmlSourceWithItsReasonUntilItLoadsAgain) {
+  Collector c(sim_options());
+  const auto up = tick_at(c, 199);
+  ASSERT_EQ(up->sources.size(), 1U);
+  EXPECT_EQ(up->sources[0].name, "nvml");
+  EXPECT_TRUE(up->sources[0].success);
+  EXPECT_TRUE(up->sources[0].reason.empty());
+  EXPECT_GT(up->sources[0].duration_seconds, 0);
+  tick_at(c, 200);
+  const auto down = tick_at(c, 201);
+  ASSERT_EQ(down->sources.size(), 1U);
+  EXPECT_FALSE(down->sources[0].success);
+  EXPECT_EQ(down->sources[0].reason, "driver_not_loaded");
+  EXPECT_NE(down->sources[0].message.find("Driver Not Loaded"), std::string::npos)
+      << down->sources[0].message;
+  // No countdown in it: the message stays the same from tick to tick while the cause lasts.
+  EXPECT_EQ(down->sources[0].message.find("retrying"), std::string::npos) << down->sources[0].message;
+  SnapshotPtr back;
+  for (int t = 202; t <= 240 && (!back || !back->sources[0].success); ++t) back = tick_at(c, t);
+  EXPECT_TRUE(back->sources[0].success);
+  EXPECT_TRUE(back->sources[0].message.empty());
+}
+
 TEST_F(Reinit, TheSimulatedNodesHostnameIsReportedUnlessOverridden) {
   {
     Collector c(sim_options());

@@ -1,4 +1,4 @@
-#include "cli/collector_setup.h"
+#include "agent/collector_setup.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "cli/alerting_setup.h"
+#include "agent/alerting_setup.h"
 
 #include <unistd.h>
 
@@ -94,16 +94,6 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
     error = e.what();
     return nullptr;
   }
-}
-
-void evaluate_alerts(alerting::AlertingService& alerting, detect::Detection& detection,
-                     const Snapshot& snapshot) {
-  auto conditions = detection.evaluate(snapshot);
-  for (auto& c : conditions) {
-    // The hostname /metrics reports (the simulated node's on libnvml-sim), unless the rule set one.
-    if (!snapshot.node.hostname.empty()) c.labels.emplace("hostname", snapshot.node.hostname);
-  }
-  alerting.evaluate(conditions, snapshot.timestamp_ms);
 }
 
 }  // namespace gpuwatch

@@ -1,4 +1,4 @@
-// Builds the agent's alerting from its options (tokens, maintenance windows, URLs) and feeds it snapshots.
+// Builds the agent's alerting from its options (tokens, maintenance windows, URLs).
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,6 @@
 
 #include "alerting/alerting_service.h"
 #include "config/agent_options.h"
-#include "core/snapshot.h"
-#include "detect/detection.h"
 
 namespace gpuwatch {
 
@@ -18,10 +16,5 @@ namespace gpuwatch {
 std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& options,
                                                          std::function<std::int64_t()> now,
                                                          std::string& error);
-
-// One evaluation on a snapshot: the conditions the detectors find in it, at its timestamp (the agent's
-// clock). Snapshots in time order, from one thread (the collector's).
-void evaluate_alerts(alerting::AlertingService& alerting, detect::Detection& detection,
-                     const Snapshot& snapshot);
 
 }  // namespace gpuwatch

@@ -1,0 +1,170 @@
+#include "agent/agent.h"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <utility>
+
+#include "agent/alerting_setup.h"
+#include "agent/detection_sink.h"
+#include "agent/history_sink.h"
+#include "agent/running_collector.h"
+#include "agent/sink_set.h"
+#include "alerting/alerting_service.h"
+#include "detect/detection.h"
+#include "http/http_server.h"
+#include "query/query_api.h"
+#include "store/snapshot_history.h"
+
+namespace gpuwatch {
+
+// The running collector, shared with the server's and the alert engine's callbacks so they never point into
+// an Agent that is gone.
+struct Agent::CurrentCollector {
+  std::atomic<std::shared_ptr<RunningCollector>> running;
+
+  SnapshotPtr latest() const {
+    const auto r = running.load();
+    return r ? r->collector()->latest() : nullptr;
+  }
+  bool ready() const {
+    const auto r = running.load();
+    return r && r->collector()->ready();
+  }
+};
+
+namespace {
+
+bool collection_settings_changed(const AgentOptions& a, const AgentOptions& b) {
+  return a.interval != b.interval || effective_deadline(a) != effective_deadline(b) ||
+         a.hostname != b.hostname;
+}
+
+void warn_about_restart_only_changes(const AgentOptions& before, const AgentOptions& after) {
+  for (const auto& spec : option_table()) {
+    if (!spec.reloadable && spec.show(before) != spec.show(after)) {
+      spdlog::warn("reload: '{}' changed from '{}' to '{}'; it takes effect after a restart", spec.key,
+                   spec.show(before), spec.show(after));
+    }
+  }
+}
+
+HttpServerOptions server_options(const AgentOptions& options,
+                                 const std::shared_ptr<alerting::AlertingService>& alerts,
+                                 const std::shared_ptr<store::SnapshotHistory>& history,
+                                 const std::shared_ptr<detect::Detection>& detection,
+                                 const std::shared_ptr<SinkSet>& sinks) {
+  HttpServerOptions so;
+  so.routes = alerts->routes();
+  // The Prometheus query API over the history store.
+  if (history) {
+    for (auto& route : query::query_routes(history->store())) so.routes.push_back(std::move(route));
+  }
+  so.extra_metrics = [alerts, history, detection, sinks](std::string& out, ExpositionFormat f) {
+    alerts->append_metrics(out, f);
+    detection->append_metrics(out, f);
+    sinks->append_metrics(out, f);
+    if (history) {
+      for (const auto& family : history->health_families()) append_family(out, family, f);
+    }
+  };
+  so.listen = options.listen;
+  so.naming = options.naming;
+  so.dcgm_hostname_label = options.dcgm_hostname_label;
+  return so;
+}
+
+}  // namespace
+
+Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> extra_sinks)
+    : options_(std::move(options)), current_(std::make_shared<CurrentCollector>()) {
+  // The alert engine's clock is the collector's (scenario time on the simulator).
+  std::string error;
+  alerts_ = make_alerting(
+      options_,
+      [current = current_] {
+        const auto latest = current->latest();
+        return latest ? latest->timestamp_ms : 0;
+      },
+      error);
+  if (!alerts_) throw AgentSetupError("alerting: " + error);
+  history_ = open_history(options_);
+  detection_ = std::make_shared<detect::Detection>(detect::detection_options(options_));
+
+  std::vector<std::shared_ptr<SnapshotSink>> sinks;
+  if (history_) sinks.push_back(std::make_shared<HistorySink>(history_));
+  sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_));
+  for (auto& sink : extra_sinks) sinks.push_back(std::move(sink));
+  sinks_ = std::make_shared<SinkSet>(sinks);
+
+  auto current = current_;
+  server_ = std::make_unique<HttpServer>(
+      server_options(options_, alerts_, history_, detection_, sinks_),
+      [current] { return current->latest(); }, [current] { return current->ready(); });
+}
+
+Agent::~Agent() {
+  stop();
+}
+
+namespace {
+
+SnapshotCallback publish_to(const std::shared_ptr<SinkSet>& sinks) {
+  return [sinks](const SnapshotPtr& s) { sinks->publish(s); };
+}
+
+}  // namespace
+
+void Agent::start() {
+  started_ = true;
+  current_->running.store(std::make_shared<RunningCollector>(options_, publish_to(sinks_)));
+  server_->start();
+}
+
+int Agent::port() const {
+  return server_->port();
+}
+
+void Agent::reload(AgentOptions reloaded) {
+  warn_about_restart_only_changes(options_, reloaded);
+  spdlog::set_level(spdlog::level::from_str(reloaded.log_level));
+  server_->set_naming(reloaded.naming);
+  // Restart-only settings keep their running values: every option the table marks not reloadable.
+  for (const auto& spec : option_table()) {
+    if (!spec.reloadable) spec.apply(reloaded, spec.show(options_));
+  }
+  if (started_ && !stopped_ && collection_settings_changed(options_, reloaded)) {
+    current_->running.store(std::make_shared<RunningCollector>(reloaded, publish_to(sinks_)));
+  }
+  options_ = std::move(reloaded);
+}
+
+bool Agent::stop() {
+  if (!started_ || stopped_) return clean_;
+  stopped_ = true;
+  server_->stop();
+  if (const auto running = current_->running.load()) clean_ = running->stop();
+  // After the collector: nothing more is published, and each sink finishes what is queued.
+  const bool sinks_done = sinks_->stop();
+  clean_ = clean_ && sinks_done;
+  if (history_ && sinks_done) {
+    try {
+      history_->store()->commit();
+    } catch (const std::exception& e) {
+      spdlog::error("history store: last sync failed: {}", e.what());
+    }
+  } else if (history_) {
+    spdlog::warn("history store: a sink is stuck; skipping the last sync (the write-ahead log has the rest)");
+  }
+  return clean_;
+}
+
+SnapshotPtr Agent::latest() const {
+  return current_->latest();
+}
+
+std::vector<SinkStats> Agent::sink_stats() const {
+  return sinks_->stats();
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,86 @@
+// The agent: the one owner of the wiring. It builds every part from the options, and the translation from
+// options to each part's options happens here and in the *_setup files beside it:
+//
+//   collector (NVML source) ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
+//                                   │                ├─► detection + alerting     own bounded queue
+//                                   │                └─► further sinks
+//                                   └──► HttpServer: /metrics, /api, query API over the store
+//
+// The CLI only parses flags, waits for signals and calls start(), reload() and stop().
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "agent/sink_runner.h"
+#include "agent/snapshot_sink.h"
+#include "config/agent_options.h"
+#include "core/snapshot.h"
+
+namespace gpuwatch {
+
+class HttpServer;
+class SinkSet;
+namespace alerting {
+class AlertingService;
+}
+namespace detect {
+class Detection;
+}
+namespace store {
+class SnapshotHistory;
+}
+
+// The options name something that cannot be used (a token or silences file, the data dir): fix the
+// configuration.
+class AgentSetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Agent {
+ public:
+  // Builds every part; nothing runs yet. extra_sinks get every snapshot after history and detection.
+  // Throws AgentSetupError.
+  explicit Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> extra_sinks = {});
+  ~Agent();  // stop()
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Starts the sinks, collecting (the first tick at once) and serving. Throws std::runtime_error naming the
+  // address when it cannot serve (std::invalid_argument for a malformed one).
+  void start();
+  int port() const;  // the bound port once started
+
+  // Applies a reloaded configuration: log level, naming, and the collection settings (interval, deadline,
+  // hostname: a new collector, the sinks stay). Settings marked restart-only keep their running values, with
+  // a warning for each that changed.
+  void reload(AgentOptions reloaded);
+
+  // Stops serving, collecting and the sinks (each finishes its queue), then syncs history. Never waits long
+  // on a hung driver call or a stuck sink: returns false when a thread had to be left behind, and the caller
+  // should then exit without running the loaded libraries' destructors. Safe to call twice.
+  bool stop();
+
+  const AgentOptions& options() const { return options_; }
+  SnapshotPtr latest() const;  // null before the first tick
+  std::vector<SinkStats> sink_stats() const;
+
+ private:
+  struct CurrentCollector;
+
+  AgentOptions options_;
+  std::shared_ptr<CurrentCollector> current_;
+  std::shared_ptr<alerting::AlertingService> alerts_;
+  std::shared_ptr<store::SnapshotHistory> history_;
+  std::shared_ptr<detect::Detection> detection_;
+  std::shared_ptr<SinkSet> sinks_;
+  std::unique_ptr<HttpServer> server_;
+  bool started_ = false;
+  bool stopped_ = false;
+  bool clean_ = true;
+};
+
+}  // namespace gpuwatch

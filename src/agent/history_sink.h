@@ -1,0 +1,30 @@
+// History as a sink: every snapshot appended to the store. Its queue keeps what it holds (drop newest when
+// full): the queued snapshots are written in order, and a stall loses one contiguous stretch of newer ones
+// rather than holes all over; 32 snapshots ride out a slow sync or a long query holding the store.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "agent/snapshot_sink.h"
+#include "config/agent_options.h"
+#include "store/snapshot_history.h"
+
+namespace gpuwatch {
+
+// The history store the options ask for, or null when it is off or cannot open (the agent then runs
+// without history; the reason is logged).
+std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options);
+
+class HistorySink final : public SnapshotSink {
+ public:
+  explicit HistorySink(std::shared_ptr<store::SnapshotHistory> history) : history_(std::move(history)) {}
+  std::string_view name() const override { return "history"; }
+  void consume(const SnapshotPtr& snapshot) override { history_->append(*snapshot); }
+  SinkQueueOptions queue() const override { return {32, WhenFull::kDropNewest}; }
+
+ private:
+  std::shared_ptr<store::SnapshotHistory> history_;
+};
+
+}  // namespace gpuwatch

@@ -1,0 +1,110 @@
+// The Agent on the simulator with a sink that throws on every snapshot and one stuck for 10 s in its first:
+// sampling keeps its interval, detection goes on, /metrics stays fresh and shows the errors and drops, and
+// stopping does not wait for the stuck sink.
+#include "agent/agent.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <regex>
+#include <thread>
+
+#include "agent/collector_setup.h"
+#include "test_sinks.h"
+
+namespace gpuwatch {
+namespace {
+
+using namespace std::chrono_literals;
+
+AgentOptions simulated_node(std::chrono::milliseconds interval) {
+  AgentOptions o;
+  o.listen = "127.0.0.1:0";
+  o.interval = interval;
+  o.store = false;
+  o.kmsg = "";
+  o.sim_scenario = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/healthy-8xh200.yaml";
+  o.nvml_library = std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1";
+  EXPECT_EQ(prepare_simulator(o), "");
+  return o;
+}
+
+std::string scrape(int port) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(5, 0);
+  auto r = client.Get("/metrics");
+  return r && r->status == 200 ? r->body : "";
+}
+
+// The value of the first sample whose line starts with `series`; -1 when absent.
+double value_of(const std::string& body, const std::string& series) {
+  const auto at = body.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(body.substr(at + series.size() + 2));
+}
+
+TEST(AgentPipeline, AThrowingAndAStuckSinkNeitherSlowSamplingNorStopDetection) {
+  constexpr auto kInterval = 100ms;
+  // A queue long enough that a starved test thread cannot drop: its record is every snapshot published.
+  auto throws =
+      std::make_shared<test::RecordingSink>("throws", true, SinkQueueOptions{64, WhenFull::kDropNewest});
+  auto stuck = std::make_shared<test::BlockingSink>("stuck");
+  Agent agent(simulated_node(kInterval), {throws, stuck});
+  agent.start();
+  ASSERT_GT(agent.port(), 0);
+  ASSERT_TRUE(stuck->wait_until_blocked());
+
+  const auto first = scrape(agent.port());
+  std::this_thread::sleep_for(2s);
+  const auto second = scrape(agent.port());
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_FALSE(agent.stop());                                 // the stuck sink is left behind...
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);  // ...within the stop grace, not its 10 s
+  stuck->release();
+
+  // Sampling kept its interval: about 20 ticks in 2 s, never a gap near the stuck sink's 10 s.
+  const auto stamps = throws->timestamps();
+  ASSERT_GE(stamps.size(), 12U) << "the collector was held up";
+  std::int64_t widest = 0;
+  for (std::size_t i = 1; i < stamps.size(); ++i) widest = std::max(widest, stamps[i] - stamps[i - 1]);
+  EXPECT_LE(widest, 600) << "ms between two snapshots";
+
+  // The throwing sink failed on every snapshot and was counted; detection consumed them all without error.
+  const double ticks_before = value_of(first, "gpuwatch_ticks_total");
+  const double ticks_after = value_of(second, "gpuwatch_ticks_total");
+  EXPECT_GE(ticks_after - ticks_before, 12) << "/metrics is not fresh";
+  EXPECT_GE(value_of(second, R"(gpuwatch_sink_errors_total{sink="throws"})"), 12);
+  EXPECT_EQ(value_of(second, R"(gpuwatch_sink_errors_total{sink="detection"})"), 0);
+  EXPECT_GT(value_of(second, R"(gpuwatch_sink_dropped_snapshots_total{sink="stuck"})"), 0);
+  EXPECT_EQ(value_of(second, R"(gpuwatch_sink_queue_length{sink="stuck"})"), 4);
+  EXPECT_GE(value_of(second, R"(gpuwatch_sink_duration_seconds{sink="stuck"})"), 1.5);
+  EXPECT_EQ(value_of(second, R"(gpuwatch_source_success{source="nvml"})"), 1);
+
+  for (const auto& s : agent.sink_stats()) {
+    if (s.name != "detection") continue;
+    EXPECT_GE(s.consumed, 12U);
+    EXPECT_EQ(s.errors, 0U);
+  }
+}
+
+TEST(AgentPipeline, AReloadWithANewIntervalKeepsTheSinksAndTheRestartOnlySettings) {
+  auto recorder =
+      std::make_shared<test::RecordingSink>("recorder", false, SinkQueueOptions{64, WhenFull::kDropNewest});
+  Agent agent(simulated_node(400ms), {recorder});
+  agent.start();
+  ASSERT_TRUE(recorder->wait_for(2));
+  AgentOptions reloaded = agent.options();
+  reloaded.interval = 50ms;
+  reloaded.listen = "127.0.0.1:1";  // restart-only: keeps its running value
+  agent.reload(reloaded);
+  const std::size_t before = recorder->sequences().size();
+  std::this_thread::sleep_for(1s);
+  EXPECT_GE(recorder->sequences().size() - before, 8U) << "the new collector feeds the same sinks";
+  EXPECT_EQ(agent.options().interval, 50ms);
+  EXPECT_EQ(agent.options().listen, "127.0.0.1:0");
+  EXPECT_FALSE(scrape(agent.port()).empty());
+  EXPECT_TRUE(agent.stop());
+}
+
+}  // namespace
+}  // namespace gpuwatch
