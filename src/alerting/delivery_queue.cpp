@@ -1,41 +1,16 @@
 #include "alerting/delivery_queue.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
-#include "core/unique_fd.h"
+#include "core/file_io.h"
 
 namespace gpuwatch::alerting {
 namespace fs = std::filesystem;
 namespace {
-
-std::string write_durably(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-    if (fd.get() < 0) return tmp + ": " + std::strerror(errno);
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return tmp + ": " + std::strerror(errno);
-      done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd.get()) != 0) return tmp + ": " + std::strerror(errno);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return path + ": " + std::strerror(errno);
-  return "";
-}
 
 // Why a file left in the queue directory cannot be a queued alert, or "". The fingerprint names the entry's
 // file, so it must be a plain name; everything put() queues passes.
@@ -73,10 +48,8 @@ DeliveryQueue::DeliveryQueue(std::string dir) : dir_(std::move(dir)) {
   }
   std::sort(files.begin(), files.end());  // oldest first, so the age order survives a restart
   for (const auto& [time, path] : files) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto j = nlohmann::json::parse(text.str(), nullptr, false);
+    const auto text = read_file(path.string());
+    auto j = nlohmann::json::parse(text.value_or(""), nullptr, false);
     if (const std::string problem = queued_alert_problem(j); !problem.empty()) {
       spdlog::error("alert queue: {} is not a queued alert ({}); renamed to {}.bad", path.string(), problem,
                     path.string());
@@ -99,7 +72,7 @@ std::string DeliveryQueue::put(const nlohmann::json& wire_alert) {
   {
     std::lock_guard lock(mutex_);
     // Written under the lock so that the file always holds the newest state of its key.
-    if (!dir_.empty()) error = write_durably(path_of(key), wire_alert.dump());
+    if (!dir_.empty()) error = write_file_durably(path_of(key), wire_alert.dump());
     entries_[key] = Entry{wire_alert, next_version_++};
   }
   arrived_.notify_all();
