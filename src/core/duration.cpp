@@ -31,7 +31,10 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
     bool matched = false;
     for (const auto& [unit, scale] : kUnits) {
       if (text.starts_with(unit)) {
-        total += number * scale;
+        // Past about 292 million years the milliseconds no longer fit: not a duration anyone means.
+        std::int64_t part = 0;
+        if (__builtin_mul_overflow(number, scale, &part) || __builtin_add_overflow(total, part, &total))
+          return std::nullopt;
         text.remove_prefix(unit.size());
         matched = true;
         break;

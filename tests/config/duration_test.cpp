@@ -22,6 +22,15 @@ TEST(Duration, RejectsMalformed) {
   }
 }
 
+// Milliseconds past the range of int64 are refused, not wrapped (a fuzzed config found the overflow).
+TEST(Duration, RejectsWhatOverflows) {
+  for (const char* huge : {"199999999999999999w", "9223372036854775807s", "9223372036854775807ms1ms",
+                           "15250284452w15250284452w"}) {
+    EXPECT_EQ(parse_duration(huge), std::nullopt) << huge;
+  }
+  EXPECT_EQ(parse_duration("9223372036854775807ms"), std::chrono::milliseconds(INT64_MAX));
+}
+
 TEST(Duration, FormatsShortestAndRoundTrips) {
   EXPECT_EQ(format_duration(milliseconds(90'000)), "1m30s");
   EXPECT_EQ(format_duration(milliseconds(250)), "250ms");
