@@ -9,12 +9,13 @@
 #include "alerting/alert_json.h"
 #include "alerting/alert_metrics.h"
 #include "alerting/inhibition.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 HttpReply json_reply(int status, const nlohmann::json& body) {
-  return HttpReply{status, "application/json", body.dump() + "\n", {}};
+  return HttpReply{status, "application/json", to_json_text(body) + "\n", {}};
 }
 
 HttpReply error_reply(int status, const std::string& message) {

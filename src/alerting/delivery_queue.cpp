@@ -13,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/json_text.h"
 #include "core/unique_fd.h"
 
 namespace gpuwatch::alerting {
@@ -76,7 +77,7 @@ std::string DeliveryQueue::put(const nlohmann::json& wire_alert) {
   {
     std::lock_guard lock(mutex_);
     // Written under the lock so that the file always holds the newest state of its key.
-    if (!dir_.empty()) error = write_durably(path_of(key), wire_alert.dump());
+    if (!dir_.empty()) error = write_durably(path_of(key), to_json_text(wire_alert));
     entries_[key] = Entry{wire_alert, next_version_++};
   }
   arrived_.notify_all();

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "alerting/alert_json.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::alerting {
 
@@ -190,7 +191,7 @@ void SilenceStore::save() const {
   const std::string tmp = path_ + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << all.dump(1) << '\n';
+    out << to_json_text(all, 1) << '\n';
     if (!out) {
       spdlog::error("cannot save silences to {}", tmp);
       return;
