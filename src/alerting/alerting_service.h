@@ -33,6 +33,8 @@ struct AlertingOptions {
   RetryPolicy retry;
   std::vector<std::string> group_by{"service", "severity"};  // webhook message groups (standalone)
   std::vector<Silence> config_silences;                      // maintenance windows from the config
+  std::size_t config_silence_errors = 0;  // problems found reading them (those silences were left out)
+  std::string api_token_error;            // why the token file could not be used (mutations are refused)
 };
 
 class AlertingService {
