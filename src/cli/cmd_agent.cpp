@@ -21,6 +21,7 @@
 #include "http/exposition.h"
 #include "http/http_server.h"
 #include "query/query_api.h"
+#include "store/retrying_history.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -98,8 +99,8 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
   }
 }
 
-// The history store, or null when it is off or cannot open (the agent then runs without history).
-std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options) {
+// The history store, or null when it is off. One that cannot open degrades the history only, retrying.
+std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options) {
   if (!options.store) return nullptr;
   store::StoreOptions so;
   so.data_dir = options.data_dir;
@@ -108,12 +109,7 @@ std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options
   so.retention_ms = options.retention_time.count();
   so.retention_bytes = options.retention_size;
   so.downsample_after_ms = options.downsample_after.count();
-  try {
-    return std::make_shared<store::SnapshotHistory>(store::Store::open(so), options.store_max_process_series);
-  } catch (const std::exception& e) {
-    spdlog::error("history store disabled: {}", e.what());
-    return nullptr;
-  }
+  return std::make_shared<store::RetryingHistory>(so, options.store_max_process_series);
 }
 
 int run_agent(const AgentFlags& flags) {
@@ -135,7 +131,7 @@ int run_agent(const AgentFlags& flags) {
     spdlog::error("alerting: {}", alerting_error);
     return kExitUsage;
   }
-  const std::shared_ptr<store::SnapshotHistory> history = open_history(options);
+  const std::shared_ptr<store::RetryingHistory> history = open_history(options);
   const auto detection = std::make_shared<detect::Detection>(detect::detection_options(options));
   // Every snapshot goes to the history and the detectors on the collector's thread, right after it is
   // published; set before the first tick so neither misses one.
@@ -148,7 +144,7 @@ int run_agent(const AgentFlags& flags) {
   server_options.routes = alerts->routes();
   // The Prometheus query API over the history store.
   if (history) {
-    for (auto& route : query::query_routes(history->store()))
+    for (auto& route : store::unavailable_until_open(query::query_routes(history), history))
       server_options.routes.push_back(std::move(route));
   }
   server_options.extra_metrics = [alerts, history, detection](std::string& out, ExpositionFormat f) {
@@ -205,13 +201,7 @@ int run_agent(const AgentFlags& flags) {
   }
   server.stop();
   const bool clean = running.load()->stop();  // never waits on a hung driver call for long
-  if (history) {
-    try {
-      history->store()->commit();
-    } catch (const std::exception& e) {
-      spdlog::error("history store: last sync failed: {}", e.what());
-    }
-  }
+  if (history) history->commit();
   spdlog::info("stopped");
   if (!clean) {
     // A thread is blocked inside the driver library; running the library's exit-time destructors under it

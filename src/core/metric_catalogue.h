@@ -154,7 +154,11 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kStoreCorruptWalRecords, "gpuwatch_store_corrupt_wal_records_total", kCounter, kAgent, "", "", "", "",       \
     "Damaged write-ahead log records found at start-up outside the last segment's tail")                     \
   X(kStoreWalDroppedBytes, "gpuwatch_store_wal_dropped_bytes_total", kCounter, kAgent, "bytes", "", "", "",      \
-    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")
+    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")          \
+  X(kStoreUp, "gpuwatch_store_up", kGauge, kAgent, "", "", "", "",                                                \
+    "1 when the history store is open; 0 while it cannot be opened (logged, retried with backoff)")           \
+  X(kStoreOpenErrors, "gpuwatch_store_open_errors_total", kCounter, kAgent, "", "reason", "", "",                \
+    "Failed attempts to open the history store (reason: no_space, io, other); also in write_errors_total")
 // clang-format on
 
 enum class Metric : std::uint16_t {

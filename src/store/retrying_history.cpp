@@ -1,0 +1,182 @@
+#include "store/retrying_history.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/json_text.h"
+#include "core/metric_catalogue.h"
+#include "store/store_error.h"
+
+namespace gpuwatch::store {
+namespace {
+
+Family family_of(Metric m) {
+  const MetricDef& def = metric_def(m);
+  return Family{def.name,
+                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
+                def.unit,
+                def.help,
+                {}};
+}
+
+Family single(Metric m, double value) {
+  Family f = family_of(m);
+  f.series.push_back(Series{{}, value});
+  return f;
+}
+
+// What a store that is not open shows: every family the open store has, at zero, so that dashboards and
+// alerts see the store's series throughout.
+std::vector<Family> closed_families() {
+  std::vector<Family> out;
+  for (Metric m :
+       {Metric::kStoreSamplesAppended, Metric::kStoreSamplesRejected, Metric::kStoreSeries,
+        Metric::kStoreSize, Metric::kStoreWriteErrors, Metric::kStoreDroppedProcessSeries,
+        Metric::kStoreCorruptBlocks, Metric::kStoreCorruptWalRecords, Metric::kStoreWalDroppedBytes}) {
+    out.push_back(metric_def(m).labels[0].empty() ? single(m, 0) : family_of(m));
+  }
+  return out;
+}
+
+void add_by_reason(Family& f, const std::map<std::string, std::uint64_t>& counts) {
+  for (const auto& [reason, n] : counts) {
+    auto it = std::find_if(f.series.begin(), f.series.end(), [&](const Series& s) {
+      return !s.labels.empty() && s.labels[0].second == reason;
+    });
+    if (it == f.series.end())
+      f.series.push_back(Series{{{"reason", reason}}, static_cast<double>(n)});
+    else
+      it->value += static_cast<double>(n);
+  }
+}
+
+}  // namespace
+
+RetryingHistory::RetryingHistory(StoreOptions options, std::size_t max_process_series, RetryPolicy retry,
+                                 Clock now)
+    : options_(std::move(options)),
+      max_process_series_(max_process_series),
+      retry_(retry),
+      now_(std::move(now)) {
+  std::lock_guard lock(mu_);
+  try_open();
+}
+
+std::shared_ptr<SnapshotHistory> RetryingHistory::open_history() const {
+  return std::make_shared<SnapshotHistory>(Store::open(options_), max_process_series_);
+}
+
+void RetryingHistory::try_open() {
+  try {
+    history_ = open_history();
+    if (!last_error_.empty())
+      spdlog::info("history store: open in {} after {} failed attempt(s)", options_.data_dir, [this] {
+        std::uint64_t n = 0;
+        for (const auto& [reason, count] : open_errors_) n += count;
+        return n;
+      }());
+    last_error_.clear();
+    backoff_ = std::chrono::milliseconds(0);
+  } catch (const std::exception& e) {
+    const auto* store_error = dynamic_cast<const StoreError*>(&e);
+    ++open_errors_[reason_name(store_error ? store_error->reason() : WriteErrorReason::kOther)];
+    backoff_ = backoff_.count() == 0 ? retry_.first_retry : std::min(backoff_ * 2, retry_.max_retry);
+    next_retry_ = now_() + backoff_;
+    // Logged when the reason changes, not on every retry.
+    if (e.what() != last_error_) {
+      spdlog::error(
+          "history store unavailable: {}; the agent runs on without history, retrying (every {} s at most)",
+          e.what(), std::chrono::duration_cast<std::chrono::seconds>(retry_.max_retry).count());
+    }
+    last_error_ = e.what();
+  }
+}
+
+void RetryingHistory::append(const Snapshot& snapshot) {
+  std::shared_ptr<SnapshotHistory> history;
+  {
+    std::lock_guard lock(mu_);
+    if (!history_ && now_() >= next_retry_) try_open();
+    history = history_;
+  }
+  if (history) history->append(snapshot);
+}
+
+std::vector<Family> RetryingHistory::health_families() const {
+  std::shared_ptr<SnapshotHistory> history;
+  std::map<std::string, std::uint64_t> open_errors;
+  {
+    std::lock_guard lock(mu_);
+    history = history_;
+    open_errors = open_errors_;
+  }
+  std::vector<Family> out = history ? history->health_families() : closed_families();
+  const std::string_view write_errors = metric_def(Metric::kStoreWriteErrors).name;
+  for (auto& f : out) {
+    if (f.name != write_errors) continue;
+    add_by_reason(f, open_errors);  // a failed open is a failed write: the store's write alerts see it
+    if (f.series.empty()) f.series.push_back(Series{{{"reason", "no_space"}}, 0});  // alertable from 0
+  }
+  out.push_back(single(Metric::kStoreUp, history ? 1 : 0));
+  Family opens = family_of(Metric::kStoreOpenErrors);
+  add_by_reason(opens, open_errors);
+  if (opens.series.empty()) opens.series.push_back(Series{{{"reason", "no_space"}}, 0});
+  out.push_back(std::move(opens));
+  return out;
+}
+
+std::shared_ptr<Store> RetryingHistory::store() const {
+  std::lock_guard lock(mu_);
+  return history_ ? history_->store() : nullptr;
+}
+
+std::string RetryingHistory::unavailable_reason() const {
+  std::lock_guard lock(mu_);
+  return history_ ? "" : last_error_;
+}
+
+void RetryingHistory::commit() {
+  const auto s = store();
+  if (!s) return;
+  try {
+    s->commit();
+  } catch (const std::exception& e) {
+    spdlog::error("history store: last sync failed: {}", e.what());
+  }
+}
+
+std::vector<SeriesPoints> RetryingHistory::select(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                                  std::int64_t max_t) const {
+  const auto s = store();
+  return s ? s->select(matchers, min_t, max_t) : std::vector<SeriesPoints>{};
+}
+
+std::vector<Labels> RetryingHistory::series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                            std::int64_t max_t) const {
+  const auto s = store();
+  return s ? s->series(matchers, min_t, max_t) : std::vector<Labels>{};
+}
+
+void RetryingHistory::for_each_series(
+    std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+    const std::function<void(const Labels&, std::span<const Point>)>& fn) const {
+  if (const auto s = store()) s->for_each_series(matchers, min_t, max_t, fn);
+}
+
+std::vector<HttpRoute> unavailable_until_open(std::vector<HttpRoute> routes,
+                                              std::shared_ptr<const RetryingHistory> history) {
+  for (auto& route : routes) {
+    route.handle = [history, handle = std::move(route.handle)](const HttpRequest& req) {
+      const std::string reason = history->unavailable_reason();
+      if (reason.empty()) return handle(req);
+      const nlohmann::json body = {{"status", "error"},
+                                   {"errorType", "unavailable"},
+                                   {"error", "history store unavailable: " + reason}};
+      return HttpReply{503, "application/json", to_json_text(body) + "\n", {{"Retry-After", "5"}}};
+    };
+  }
+  return routes;
+}
+
+}  // namespace gpuwatch::store
