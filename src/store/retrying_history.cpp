@@ -51,6 +51,12 @@ void add_by_reason(Family& f, const std::map<std::string, std::uint64_t>& counts
   }
 }
 
+// Every reason at 0, so that each series is there to alert on before its first error.
+void add_every_reason(Family& f) {
+  for (const auto reason : {WriteErrorReason::kNoSpace, WriteErrorReason::kIo, WriteErrorReason::kOther})
+    add_by_reason(f, {{reason_name(reason), 0}});
+}
+
 }  // namespace
 
 RetryingHistory::RetryingHistory(StoreOptions options, std::size_t max_process_series, RetryPolicy retry,
@@ -116,12 +122,12 @@ std::vector<Family> RetryingHistory::health_families() const {
   for (auto& f : out) {
     if (f.name != write_errors) continue;
     add_by_reason(f, open_errors);  // a failed open is a failed write: the store's write alerts see it
-    if (f.series.empty()) f.series.push_back(Series{{{"reason", "no_space"}}, 0});  // alertable from 0
+    add_every_reason(f);
   }
   out.push_back(single(Metric::kStoreUp, history ? 1 : 0));
   Family opens = family_of(Metric::kStoreOpenErrors);
   add_by_reason(opens, open_errors);
-  if (opens.series.empty()) opens.series.push_back(Series{{{"reason", "no_space"}}, 0});
+  add_every_reason(opens);
   out.push_back(std::move(opens));
   return out;
 }
