@@ -41,6 +41,21 @@ TEST_F(ConfigFileTest, AppliesEveryKnownKey) {
   EXPECT_EQ(o.log_level, "debug");
 }
 
+// yaml-cpp keeps both and a lookup sees one: the second value was silently ignored or applied.
+TEST_F(ConfigFileTest, DuplicateKeysAreErrorsWithBothPlaces) {
+  AgentOptions o;
+  const auto errors = apply_config_file(write("listen: 127.0.0.1:9999\n"
+                                              "naming: dcgm\n"
+                                              "interval: 1s\n"
+                                              "log_level: debug\n"
+                                              "interval: 2s\n"),
+                                        o);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 5);
+  EXPECT_EQ(errors[0].column, 1);
+  EXPECT_EQ(errors[0].message, "duplicate key 'interval', first at line 3");
+}
+
 // The hostname is a label of every series: a megabyte of it made /metrics hundreds of megabytes.
 TEST_F(ConfigFileTest, HostnameIsCutAndMadeValid) {
   AgentOptions o;
