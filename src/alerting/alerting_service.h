@@ -39,8 +39,8 @@ struct AlertingOptions {
 
 class AlertingService {
  public:
-  // now: the agent's clock, for API requests (silence states). Throws std::runtime_error when the data dir
-  // cannot be used or a URL is malformed.
+  // now: the agent's clock, for API requests (silence states). Throws std::runtime_error when a URL is
+  // malformed. A data dir that cannot be used costs persistence only (logged).
   AlertingService(AlertingOptions options, std::function<std::int64_t()> now);
   ~AlertingService();
   AlertingService(const AlertingService&) = delete;

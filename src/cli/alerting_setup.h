@@ -17,7 +17,7 @@ namespace gpuwatch {
 // the file cannot be read or holds no token.
 std::string read_api_token(const std::string& path, std::string& error);
 
-// Null with `error` set when a URL is malformed or the data dir cannot be used. A token file or a
+// Null with `error` set when a URL is malformed. A token file or a
 // maintenance-window file that cannot be used degrades only its part: each problem is logged, mutations are
 // refused with the reason, and the windows concerned are left out (gpuwatch_silences_load_errors counts
 // them).
