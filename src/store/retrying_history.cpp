@@ -65,7 +65,6 @@ RetryingHistory::RetryingHistory(StoreOptions options, std::size_t max_process_s
       max_process_series_(max_process_series),
       retry_(retry),
       now_(std::move(now)) {
-  std::lock_guard lock(mu_);
   try_open();
 }
 
@@ -74,36 +73,52 @@ std::shared_ptr<SnapshotHistory> RetryingHistory::open_history() const {
 }
 
 void RetryingHistory::try_open() {
+  // Opening replays the write-ahead log, which can take a while: done without the lock, so /metrics and the
+  // query API (which take it) never wait for it. Only the appending thread opens.
+  std::shared_ptr<SnapshotHistory> opened;
+  std::string error;
+  WriteErrorReason reason = WriteErrorReason::kOther;
   try {
-    history_ = open_history();
-    if (!last_error_.empty())
-      spdlog::info("history store: open in {} after {} failed attempt(s)", options_.data_dir, [this] {
-        std::uint64_t n = 0;
-        for (const auto& [reason, count] : open_errors_) n += count;
-        return n;
-      }());
+    opened = open_history();
+  } catch (const StoreError& e) {
+    error = e.what();
+    reason = e.reason();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::lock_guard lock(mu_);
+  if (opened) {
+    if (!last_error_.empty()) {
+      std::uint64_t failed = 0;
+      for (const auto& [why, count] : open_errors_) failed += count;
+      spdlog::info("history store: open in {} after {} failed attempt(s)", options_.data_dir, failed);
+    }
+    history_ = std::move(opened);
     last_error_.clear();
     backoff_ = std::chrono::milliseconds(0);
-  } catch (const std::exception& e) {
-    const auto* store_error = dynamic_cast<const StoreError*>(&e);
-    ++open_errors_[reason_name(store_error ? store_error->reason() : WriteErrorReason::kOther)];
-    backoff_ = backoff_.count() == 0 ? retry_.first_retry : std::min(backoff_ * 2, retry_.max_retry);
-    next_retry_ = now_() + backoff_;
-    // Logged when the reason changes, not on every retry.
-    if (e.what() != last_error_) {
-      spdlog::error(
-          "history store unavailable: {}; the agent runs on without history, retrying (every {} s at most)",
-          e.what(), std::chrono::duration_cast<std::chrono::seconds>(retry_.max_retry).count());
-    }
-    last_error_ = e.what();
+    return;
   }
+  ++open_errors_[reason_name(reason)];
+  backoff_ = backoff_.count() == 0 ? retry_.first_retry : std::min(backoff_ * 2, retry_.max_retry);
+  next_retry_ = now_() + backoff_;
+  if (error != last_error_) {  // logged when the reason changes, not on every retry
+    spdlog::error(
+        "history store unavailable: {}; the agent runs on without history, retrying (every {} s at most)",
+        error, std::chrono::duration_cast<std::chrono::seconds>(retry_.max_retry).count());
+  }
+  last_error_ = std::move(error);
 }
 
 void RetryingHistory::append(const Snapshot& snapshot) {
+  bool due = false;
+  {
+    std::lock_guard lock(mu_);
+    due = !history_ && now_() >= next_retry_;
+  }
+  if (due) try_open();
   std::shared_ptr<SnapshotHistory> history;
   {
     std::lock_guard lock(mu_);
-    if (!history_ && now_() >= next_retry_) try_open();
     history = history_;
   }
   if (history) history->append(snapshot);

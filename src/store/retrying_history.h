@@ -54,7 +54,7 @@ class RetryingHistory final : public SeriesSource {
                        const std::function<void(const Labels&, std::span<const Point>)>& fn) const override;
 
  private:
-  void try_open();  // under mu_
+  void try_open();  // on the appending thread only; takes mu_ itself
   std::shared_ptr<SnapshotHistory> open_history() const;
 
   StoreOptions options_;
