@@ -151,6 +151,12 @@ SilenceStore::SilenceStore(std::string path, std::vector<Silence> from_config) :
   auto saved = read_silences_file(path_, true, true);
   for (const auto& e : saved.errors) spdlog::error("alerts: {} (starting without it)", e);
   load_errors_ = saved.errors.size();
+  if (load_errors_ > 0) {
+    // The next save rewrites the file with the silences that loaded: the damaged one is kept aside first.
+    std::error_code ec;
+    std::filesystem::copy_file(path_, path_ + ".bad", std::filesystem::copy_options::overwrite_existing, ec);
+    if (!ec) spdlog::error("alerts: the damaged {} is kept as {}.bad", path_, path_);
+  }
   for (auto& s : saved.silences) silences_.push_back(std::move(s));
 }
 

@@ -148,6 +148,7 @@ TEST(AlertingApi, ADamagedSavedSilenceCostsOnlyThatSilence) {
   service.append_metrics(metrics, ExpositionFormat::kText004);
   EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"api\"} 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"config\"} 0"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir.path / "silences.json.bad"));  // kept before a save rewrites the file
 
   std::ofstream(dir.path / "silences.json", std::ios::trunc) << "[{\"id\": \"x\",\n  oops}]";
   AlertingService again(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
