@@ -82,6 +82,19 @@ TEST(AlertingApi, NoTokenConfiguredMeansReadOnly) {
   EXPECT_EQ(api.call("GET", "/api/v1/silences").status, 200);
 }
 
+// A token file that cannot be read used to stop the agent; now the API is read only and says why.
+TEST(AlertingApi, AnUnreadableTokenFileMakesTheApiReadOnlyAndSaysWhy) {
+  auto o = options("");
+  o.api_token_error = "/etc/gpuwatch/token: cannot read: No such file or directory";
+  AlertingService service(o, [] { return std::int64_t{1000}; });
+  Api api{service};
+  const auto r = api.call("POST", "/api/v1/silences", kSilence, "anything");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_NE(r.body.find("silences cannot be changed: /etc/gpuwatch/token: cannot read"), std::string::npos)
+      << r.body;
+  EXPECT_EQ(api.call("GET", "/api/v1/silences").status, 200);
+}
+
 TEST(AlertingApi, BadSilencesSayWhatIsWrong) {
   AlertingService service(options("t"), [] { return std::int64_t{1000}; });
   Api api{service};
