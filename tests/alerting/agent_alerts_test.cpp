@@ -159,7 +159,8 @@ TEST_F(AgentAlerts, LostGpuAlertsEverywhere) {
 }
 
 // Standalone routing: a maintenance window from the config mutes the lost GPU's alert (still listed), and a
-// broken window file costs its windows only: the agent logs the file and the reason, runs, and counts it.
+// broken window file costs its windows only (and an unreadable token file the API's mutations): the agent
+// logs the file and the reason, runs, and counts it.
 TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
   const auto dir = fs::temp_directory_path() / ("gpuwatch-windows-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -170,9 +171,10 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
       {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}};
 
   {
-    test::BackgroundProcess broken({kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents,
-                                    "--silences-file", (dir / "broken.json").string()},
-                                   env);
+    test::BackgroundProcess broken(
+        {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents, "--silences-file",
+         (dir / "broken.json").string(), "--api-token-file", (dir / "no-token").string()},
+        env);
     const int port = agent_port(broken);
     ASSERT_NE(port, 0) << broken.stderr_text();
     EXPECT_NE(broken.stderr_text().find("broken.json: silence 0: matchers"), std::string::npos)
@@ -182,6 +184,13 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
     ASSERT_TRUE(metrics);
     EXPECT_NE(metrics->body.find("gpuwatch_silences_load_errors{source=\"config\"} 1"), std::string::npos);
     EXPECT_EQ(client.Get("/api/v1/silences")->body.find("config"), std::string::npos);
+    // Nor does an unreadable token file stop it: the silence API is read only and says why.
+    const auto refused =
+        client.Post("/api/v1/silences", {{"Authorization", "Bearer x"}}, "{}", "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 403);
+    EXPECT_NE(refused->body.find("no-token: cannot read: No such file or directory"), std::string::npos)
+        << refused->body;
   }
 
   test::BackgroundProcess agent(
