@@ -51,14 +51,15 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
 
 HttpServerOptions server_options(const AgentOptions& options,
                                  const std::shared_ptr<alerting::AlertingService>& alerts,
-                                 const std::shared_ptr<store::SnapshotHistory>& history,
+                                 const std::shared_ptr<store::RetryingHistory>& history,
                                  const std::shared_ptr<detect::Detection>& detection,
                                  const std::shared_ptr<SinkSet>& sinks) {
   HttpServerOptions so;
   so.routes = alerts->routes();
-  // The Prometheus query API over the history store.
+  // The Prometheus query API over the history store; 503 with the reason while the store cannot open.
   if (history) {
-    for (auto& route : query::query_routes(history->store())) so.routes.push_back(std::move(route));
+    for (auto& route : store::unavailable_until_open(query::query_routes(history), history))
+      so.routes.push_back(std::move(route));
   }
   so.extra_metrics = [alerts, history, detection, sinks](std::string& out, ExpositionFormat f) {
     alerts->append_metrics(out, f);
@@ -148,11 +149,7 @@ bool Agent::stop() {
   const bool sinks_done = sinks_->stop();
   clean_ = clean_ && sinks_done;
   if (history_ && sinks_done) {
-    try {
-      history_->store()->commit();
-    } catch (const std::exception& e) {
-      spdlog::error("history store: last sync failed: {}", e.what());
-    }
+    history_->commit();  // logs a failure
   } else if (history_) {
     spdlog::warn("history store: a sink is stuck; skipping the last sync (the write-ahead log has the rest)");
   }

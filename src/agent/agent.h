@@ -30,7 +30,7 @@ namespace detect {
 class Detection;
 }
 namespace store {
-class SnapshotHistory;
+class RetryingHistory;
 }
 
 // The options name something that cannot be used (a token or silences file, the data dir): fix the
@@ -74,7 +74,7 @@ class Agent {
   AgentOptions options_;
   std::shared_ptr<CurrentCollector> current_;
   std::shared_ptr<alerting::AlertingService> alerts_;
-  std::shared_ptr<store::SnapshotHistory> history_;
+  std::shared_ptr<store::RetryingHistory> history_;
   std::shared_ptr<detect::Detection> detection_;
   std::shared_ptr<SinkSet> sinks_;
   std::unique_ptr<HttpServer> server_;

@@ -2,8 +2,15 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "alerting/silences_file.h"
+#include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
@@ -11,7 +18,7 @@ namespace {
 bool read_file(const std::string& path, std::string& text, std::string& error) {
   std::ifstream in(path);
   if (!in) {
-    error = path + ": cannot read";
+    error = path + ": cannot read: " + std::strerror(errno);
     return false;
   }
   std::stringstream s;
@@ -26,33 +33,21 @@ std::string trimmed(std::string s) {
   return start == std::string::npos ? "" : s.substr(start);
 }
 
-bool load_windows(const std::string& path, std::vector<alerting::Silence>& out, std::string& error) {
-  std::string text;
-  if (!read_file(path, text, error)) return false;
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_array()) {
-    error = path + ": expected a JSON list of silences [{matchers, startsAt, endsAt, comment}, ...]";
-    return false;
-  }
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    std::string why;
-    auto s = alerting::parse_silence(j[i], why);
-    if (!s) {
-      error = path + ": silence " + std::to_string(i) + ": " + why;
-      return false;
-    }
-    out.push_back(std::move(*s));
-  }
-  return true;
-}
-
 std::string machine_hostname() {
   char name[256] = {};
   ::gethostname(name, sizeof name - 1);
-  return name;
+  return to_valid_utf8(name);  // it goes into every alert's runbook URL
 }
 
 }  // namespace
+
+std::string read_api_token(const std::string& path, std::string& error) {
+  std::string text;
+  if (!read_file(path, text, error)) return "";
+  text = trimmed(text);
+  if (text.empty()) error = path + ": the token file is empty";
+  return text;
+}
 
 std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& options,
                                                          std::function<std::int64_t()> now,
@@ -78,15 +73,14 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
   a.runbook_dir = options.runbook_dir;
   a.resend_interval = options.alert_resend_interval;
   if (!options.api_token_file.empty()) {
-    if (!read_file(options.api_token_file, a.api_token, error)) return nullptr;
-    a.api_token = trimmed(a.api_token);
-    if (a.api_token.empty()) {
-      error = options.api_token_file + ": the token file is empty";
-      return nullptr;
-    }
+    a.api_token = read_api_token(options.api_token_file, a.api_token_error);
+    if (a.api_token.empty()) spdlog::error("alerting: {}; silences cannot be changed", a.api_token_error);
   }
-  if (!options.silences_file.empty() && !load_windows(options.silences_file, a.config_silences, error)) {
-    return nullptr;
+  if (!options.silences_file.empty()) {
+    auto windows = alerting::read_silences_file(options.silences_file, false);
+    for (const auto& e : windows.errors) spdlog::error("alerting: {}; starting without it", e);
+    a.config_silences = std::move(windows.silences);
+    a.config_silence_errors = windows.errors.size();
   }
   try {
     return std::make_unique<alerting::AlertingService>(std::move(a), std::move(now));

@@ -11,8 +11,14 @@
 
 namespace gpuwatch {
 
-// Null with `error` set when a file the options name cannot be read or parsed (file and reason), or the
-// data dir cannot be used.
+// The bearer token in `path` (surrounding whitespace trimmed); "" with `error` set (file and reason) when
+// the file cannot be read or holds no token.
+std::string read_api_token(const std::string& path, std::string& error);
+
+// Null with `error` set when a URL is malformed. A token file or a
+// maintenance-window file that cannot be used degrades only its part: each problem is logged, mutations are
+// refused with the reason, and the windows concerned are left out (gpuwatch_silences_load_errors counts
+// them).
 std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& options,
                                                          std::function<std::int64_t()> now,
                                                          std::string& error);

@@ -1,12 +1,8 @@
 #include "agent/history_sink.h"
 
-#include <spdlog/spdlog.h>
-
-#include <exception>
-
 namespace gpuwatch {
 
-std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options) {
+std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options) {
   if (!options.store) return nullptr;
   store::StoreOptions so;
   so.data_dir = options.data_dir;
@@ -15,12 +11,7 @@ std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options
   so.retention_ms = options.retention_time.count();
   so.retention_bytes = options.retention_size;
   so.downsample_after_ms = options.downsample_after.count();
-  try {
-    return std::make_shared<store::SnapshotHistory>(store::Store::open(so), options.store_max_process_series);
-  } catch (const std::exception& e) {
-    spdlog::error("history store disabled: {}", e.what());
-    return nullptr;
-  }
+  return std::make_shared<store::RetryingHistory>(so, options.store_max_process_series);
 }
 
 }  // namespace gpuwatch

@@ -8,23 +8,23 @@
 
 #include "agent/snapshot_sink.h"
 #include "config/agent_options.h"
-#include "store/snapshot_history.h"
+#include "store/retrying_history.h"
 
 namespace gpuwatch {
 
-// The history store the options ask for, or null when it is off or cannot open (the agent then runs
-// without history; the reason is logged).
-std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options);
+// The history store the options ask for, or null when it is off. One that cannot open degrades the history
+// only: it is retried with backoff (store/retrying_history.h).
+std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options);
 
 class HistorySink final : public SnapshotSink {
  public:
-  explicit HistorySink(std::shared_ptr<store::SnapshotHistory> history) : history_(std::move(history)) {}
+  explicit HistorySink(std::shared_ptr<store::RetryingHistory> history) : history_(std::move(history)) {}
   std::string_view name() const override { return "history"; }
   void consume(const SnapshotPtr& snapshot) override { history_->append(*snapshot); }
   SinkQueueOptions queue() const override { return {32, WhenFull::kDropNewest}; }
 
  private:
-  std::shared_ptr<store::SnapshotHistory> history_;
+  std::shared_ptr<store::RetryingHistory> history_;
 };
 
 }  // namespace gpuwatch

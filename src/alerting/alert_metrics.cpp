@@ -49,4 +49,17 @@ void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<c
   for (const Family* f : {&state, &for_state, &sent, &failed, &queued}) append_family(out, *f, format);
 }
 
+void append_silence_metrics(std::string& out, ExpositionFormat format, std::size_t config_errors,
+                            std::size_t saved_errors) {
+  Family errors{"gpuwatch_silences_load_errors",
+                FamilyType::kGauge,
+                "",
+                "Problems found loading silences at start, per source (config: silences_file; api: the saved "
+                "ones); the agent runs without the silences concerned",
+                {}};
+  errors.series.push_back(Series{{{"source", "config"}}, static_cast<double>(config_errors)});
+  errors.series.push_back(Series{{{"source", "api"}}, static_cast<double>(saved_errors)});
+  append_family(out, errors, format);
+}
+
 }  // namespace gpuwatch::alerting

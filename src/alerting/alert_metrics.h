@@ -21,4 +21,9 @@ struct ReceiverCounters {
 void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<const Alert> alerts,
                           std::span<const ReceiverCounters> receivers);
 
+// gpuwatch_silences_load_errors{source="config"|"api"}: the problems found in the maintenance-window file and
+// in the saved API silences when the agent started (each cost one silence, or the whole file).
+void append_silence_metrics(std::string& out, ExpositionFormat format, std::size_t config_errors,
+                            std::size_t saved_errors);
+
 }  // namespace gpuwatch::alerting

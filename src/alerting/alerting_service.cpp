@@ -9,16 +9,19 @@
 #include "alerting/alert_json.h"
 #include "alerting/alert_metrics.h"
 #include "alerting/inhibition.h"
+#include "core/json_text.h"
+#include "core/utf8.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 HttpReply json_reply(int status, const nlohmann::json& body) {
-  return HttpReply{status, "application/json", body.dump() + "\n", {}};
+  return HttpReply{status, "application/json", to_json_text(body) + "\n", {}};
 }
 
 HttpReply error_reply(int status, const std::string& message) {
-  return json_reply(status, {{"status", "error"}, {"error", message}});
+  // Messages quote what the client sent (ids, names, values): echoed as valid text.
+  return json_reply(status, {{"status", "error"}, {"error", to_valid_utf8(message)}});
 }
 
 std::shared_ptr<DeliveryQueue> make_queue(const std::string& data_dir, const std::string& receiver) {
@@ -77,6 +80,7 @@ void AlertingService::append_metrics(std::string& out, ExpositionFormat format) 
   for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});
   const auto alerts = engine_.alerts();
   append_alert_metrics(out, format, alerts, receivers);
+  append_silence_metrics(out, format, options_.config_silence_errors, silences_->load_errors());
 }
 
 HttpReply AlertingService::list_alerts() const {
@@ -102,6 +106,8 @@ HttpReply AlertingService::list_silences() const {
 
 std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req) const {
   if (options_.api_token.empty()) {
+    if (!options_.api_token_error.empty())
+      return error_reply(403, "silences cannot be changed: " + options_.api_token_error);
     return error_reply(403, "silences cannot be changed: no API token is configured (set api_token_file)");
   }
   const std::string auth = req.header("Authorization");
@@ -120,8 +126,16 @@ std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req
 
 HttpReply AlertingService::add_silence(const HttpRequest& req) {
   if (auto refused = refuse_mutation(req)) return *refused;
-  const auto body = nlohmann::json::parse(req.body, nullptr, false);
-  if (body.is_discarded()) return error_reply(400, "the body is not JSON");
+  nlohmann::json body;
+  try {
+    body = nlohmann::json::parse(req.body);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann says where and quotes the last bytes read, which may be any bytes: error_reply makes them
+    // valid.
+    const std::string what = e.what();
+    const auto at = what.find("parse error");
+    return error_reply(400, "the body is not JSON: " + (at == std::string::npos ? what : what.substr(at)));
+  }
   std::string error;
   auto silence = parse_silence(body, error);
   if (!silence) return error_reply(400, error);

@@ -33,12 +33,14 @@ struct AlertingOptions {
   RetryPolicy retry;
   std::vector<std::string> group_by{"service", "severity"};  // webhook message groups (standalone)
   std::vector<Silence> config_silences;                      // maintenance windows from the config
+  std::size_t config_silence_errors = 0;  // problems found reading them (those silences were left out)
+  std::string api_token_error;            // why the token file could not be used (mutations are refused)
 };
 
 class AlertingService {
  public:
-  // now: the agent's clock, for API requests (silence states). Throws std::runtime_error when the data dir
-  // cannot be used or a URL is malformed.
+  // now: the agent's clock, for API requests (silence states). Throws std::runtime_error when a URL is
+  // malformed. A data dir that cannot be used costs persistence only (logged).
   AlertingService(AlertingOptions options, std::function<std::int64_t()> now);
   ~AlertingService();
   AlertingService(const AlertingService&) = delete;

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/file_io.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::alerting {
 namespace fs = std::filesystem;
@@ -40,9 +41,15 @@ DeliveryQueue::DeliveryQueue(std::string dir) : dir_(std::move(dir)) {
   if (dir_.empty()) return;
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  if (ec) throw std::runtime_error("cannot create the alert queue directory " + dir_ + ": " + ec.message());
+  if (ec) {
+    // The data dir is the agent's own state: a bad one costs the queue's persistence, never the agent.
+    // put() makes the directory again when it can, and says why it could not.
+    spdlog::error("alert queue: cannot create {}: {}; alerts are kept in memory until it can be written",
+                  dir_, ec.message());
+    return;
+  }
   std::vector<std::pair<fs::file_time_type, fs::path>> files;
-  for (const auto& e : fs::directory_iterator(dir_)) {
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
     if (e.is_regular_file() && e.path().extension() == ".json")
       files.emplace_back(e.last_write_time(), e.path());
   }
@@ -72,7 +79,12 @@ std::string DeliveryQueue::put(const nlohmann::json& wire_alert) {
   {
     std::lock_guard lock(mutex_);
     // Written under the lock so that the file always holds the newest state of its key.
-    if (!dir_.empty()) error = write_file_durably(path_of(key), wire_alert.dump());
+    if (!dir_.empty()) {
+      error = write_file_durably(path_of(key), to_json_text(wire_alert));
+      std::error_code ec;
+      if (!error.empty() && fs::create_directories(dir_, ec))  // it could not be made at start
+        error = write_file_durably(path_of(key), to_json_text(wire_alert));
+    }
     entries_[key] = Entry{wire_alert, next_version_++};
   }
   arrived_.notify_all();

@@ -21,8 +21,8 @@ namespace gpuwatch::alerting {
 class DeliveryQueue {
  public:
   // dir "" keeps the queue in memory. Otherwise creates dir and loads the entries a previous run left;
-  // an unreadable entry is logged and renamed *.bad, never fatal. Throws std::runtime_error when dir
-  // cannot be created.
+  // an unreadable entry is logged and renamed *.bad, never fatal. A dir that cannot be created is logged:
+  // the queue then holds its alerts in memory, and put() creates the dir once it can.
   explicit DeliveryQueue(std::string dir);
 
   // Queues the wire alert under its "fingerprint", replacing what waited under that key. Returns "" or why

@@ -4,6 +4,7 @@
 
 #include "alerting/alert_json.h"
 #include "alerting/receiver.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::alerting {
 namespace {
@@ -18,7 +19,7 @@ std::string post_json(const std::string& url, const nlohmann::json& body) {
   client.set_connection_timeout(kConnectTimeout);
   client.set_read_timeout(kIoTimeout);
   client.set_write_timeout(kIoTimeout);
-  const auto res = client.Post(path, body.dump(), "application/json");
+  const auto res = client.Post(path, to_json_text(body), "application/json");
   if (!res) return "POST " + url + ": " + httplib::to_string(res.error());
   if (res->status / 100 != 2) {
     return "POST " + url + ": HTTP " + std::to_string(res->status) + " " + res->body.substr(0, 300);

@@ -10,6 +10,8 @@
 #include <spdlog/spdlog.h>
 
 #include "alerting/alert_json.h"
+#include "alerting/silences_file.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::alerting {
 
@@ -79,7 +81,15 @@ std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error
       error = where + ": expected {\"name\": string, \"value\": string}";
       return std::nullopt;
     }
-    Matcher matcher{m["name"], m["value"], m.value("isRegex", false), m.value("isEqual", true)};
+    Matcher matcher{m["name"], m["value"], false, true};
+    for (auto [key, field] : {std::pair{"isRegex", &matcher.is_regex}, {"isEqual", &matcher.is_equal}}) {
+      if (!m.contains(key)) continue;
+      if (!m[key].is_boolean()) {
+        error = where + "." + key + ": expected true or false, got " + to_json_text(m[key]);
+        return std::nullopt;
+      }
+      *field = m[key].get<bool>();
+    }
     if (matcher.is_regex) {
       try {
         std::regex check(matcher.value);
@@ -102,8 +112,14 @@ std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error
     error = "endsAt must be after startsAt";
     return std::nullopt;
   }
-  s.created_by = j.value("createdBy", "");
-  s.comment = j.value("comment", "");
+  for (auto [key, field] : {std::pair{"createdBy", &s.created_by}, {"comment", &s.comment}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_string()) {
+      error = std::string(key) + ": expected a string, got " + to_json_text(j[key]);
+      return std::nullopt;
+    }
+    *field = j[key].get<std::string>();
+  }
   return s;
 }
 
@@ -130,25 +146,18 @@ SilenceStore::SilenceStore(std::string path, std::vector<Silence> from_config) :
     if (s.id.empty()) s.id = "config-" + std::to_string(next_id_++);
     silences_.push_back(std::move(s));
   }
-  if (path_.empty() || !std::filesystem::exists(path_)) return;
-  std::ifstream in(path_);
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!j.is_array()) {
-    spdlog::error("{}: not a list of silences; starting without the saved silences", path_);
-    return;
+  if (path_.empty()) return;
+  // The saved silences are the agent's own state: a damaged file costs those silences, never the start.
+  auto saved = read_silences_file(path_, true, true);
+  for (const auto& e : saved.errors) spdlog::error("alerts: {} (starting without it)", e);
+  load_errors_ = saved.errors.size();
+  if (load_errors_ > 0) {
+    // The next save rewrites the file with the silences that loaded: the damaged one is kept aside first.
+    std::error_code ec;
+    std::filesystem::copy_file(path_, path_ + ".bad", std::filesystem::copy_options::overwrite_existing, ec);
+    if (!ec) spdlog::error("alerts: the damaged {} is kept as {}.bad", path_, path_);
   }
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    std::string error;
-    auto s = parse_silence(j[i], error);
-    if (!s || !j[i].contains("id")) {
-      spdlog::error("{}: silence {} skipped: {}", path_, i, error.empty() ? "no id" : error);
-      continue;
-    }
-    s->id = j[i]["id"];
-    silences_.push_back(std::move(*s));
-  }
+  for (auto& s : saved.silences) silences_.push_back(std::move(s));
 }
 
 std::string SilenceStore::add(Silence s) {
@@ -190,7 +199,7 @@ void SilenceStore::save() const {
   const std::string tmp = path_ + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << all.dump(1) << '\n';
+    out << to_json_text(all, 1) << '\n';
     if (!out) {
       spdlog::error("cannot save silences to {}", tmp);
       return;

@@ -52,6 +52,8 @@ class SilenceStore {
   bool remove(const std::string& id);  // false when unknown or from config
   std::vector<Silence> list() const;
   bool silenced(const LabelSet& labels, std::int64_t now_ms) const;
+  // Problems found in the saved silences when the store was made (each left one silence or the file out).
+  std::size_t load_errors() const { return load_errors_; }
 
  private:
   void save() const;  // under mutex_
@@ -60,6 +62,7 @@ class SilenceStore {
   mutable std::mutex mutex_;
   std::vector<Silence> silences_;
   std::uint64_t next_id_ = 1;
+  std::size_t load_errors_ = 0;
 };
 
 }  // namespace gpuwatch::alerting

@@ -11,6 +11,7 @@
 #include "alerting/inhibition.h"
 #include "alerting/receiver.h"
 #include "cli/commands.h"
+#include "core/json_text.h"
 
 namespace gpuwatch {
 namespace {
@@ -54,7 +55,7 @@ int run_alerts(const AlertsArgs& args) {
   }
   const auto& alerts = body["data"]["alerts"];
   if (args.json) {
-    std::cout << body.dump(2) << "\n";
+    std::cout << to_json_text(body, 2) << "\n";
     return kExitOk;
   }
   if (alerts.empty()) {

@@ -1,8 +1,10 @@
-// `gpuwatch config check FILE`: validates a configuration file and prints the settings it results in.
+// `gpuwatch config check FILE`: validates a configuration file and the files it names, and prints the
+// settings it results in.
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/named_files_check.h"
 #include "config/config_file.h"
 #include "config/options_reference.h"
 
@@ -19,8 +21,11 @@ void add_config_command(CLI::App& app, CommandAction& action) {
       AgentOptions options;
       const auto errors = apply_config_file(*path, options);
       for (const auto& error : errors) std::cerr << error.to_string() << "\n";
-      if (!errors.empty()) {
-        std::cerr << errors.size() << " error(s) in " << *path << "\n";
+      // The files it names, read as the agent reads them (only where the file itself was valid).
+      const auto named = errors.empty() ? check_named_files(options) : std::vector<std::string>{};
+      for (const auto& problem : named) std::cerr << *path << ": " << problem << "\n";
+      if (!errors.empty() || !named.empty()) {
+        std::cerr << errors.size() + named.size() << " error(s) in " << *path << " and the files it names\n";
         return static_cast<int>(kExitUsage);
       }
       std::cout << *path << ": OK\n";

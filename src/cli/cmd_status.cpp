@@ -15,6 +15,7 @@
 #include "config/agent_options.h"
 #include "core/duration.h"
 #include "core/health.h"
+#include "core/json_text.h"
 #include "detect/detection.h"
 #include "http/json_api.h"
 
@@ -89,7 +90,7 @@ int run_status(const StatusArgs& args) {
   }
   const SnapshotPtr snap = collector->latest();
   if (args.json) {
-    std::cout << snapshot_to_json(*snap).dump(2) << "\n";
+    std::cout << to_json_text(snapshot_to_json(*snap), 2) << "\n";
   } else {
     const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
     if (!snap->devices.empty()) {

@@ -1,4 +1,5 @@
 #include "cli/query_output.h"
+#include "core/json_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -146,7 +147,7 @@ std::string sparkline(const std::vector<double>& values) {
 std::string format_query_response(const nlohmann::json& response, QueryFormat format) {
   switch (format) {
     case QueryFormat::kJson:
-      return response.dump() + "\n";
+      return to_json_text(response) + "\n";
     case QueryFormat::kCsv:
       return csv(response["data"]);
     case QueryFormat::kTable:

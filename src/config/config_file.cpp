@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/yaml_duplicate_keys.h"
 #include "core/spelling.h"
 
 namespace gpuwatch {
@@ -54,6 +55,8 @@ std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions
     return errors;
   }
 
+  for (const auto& duplicate : find_duplicate_keys(root))
+    errors.push_back(error_at(path, duplicate.at, duplicate.message()));
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>("");
     const OptionSpec* spec = find_option(key);

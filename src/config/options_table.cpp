@@ -7,6 +7,7 @@
 
 #include "config/agent_options.h"
 #include "core/duration.h"
+#include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
@@ -202,7 +203,17 @@ std::optional<std::string> apply_resend(AgentOptions& o, std::string_view v) {
   return std::nullopt;
 }
 
+// The longest name DNS allows; the hostname is a label of every series and alert.
+constexpr std::size_t kMaxHostnameBytes = 253;
+
+std::optional<std::string> apply_hostname(AgentOptions& o, std::string_view v) {
+  o.hostname = to_valid_utf8(v, kMaxHostnameBytes);
+  return std::nullopt;
+}
+
 std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view v) {
+  // Every alert carries them: an invalid one would make each delivery fail.
+  if (!is_valid_utf8(v)) return "label values must be valid UTF-8";
   std::string_view rest = v;
   while (!rest.empty()) {
     const auto comma = rest.find(',');
@@ -253,8 +264,8 @@ const std::vector<OptionSpec>& table() {
          std::snprintf(text, sizeof text, "%g", o.node_power_budget_watts);
          return std::string(text);
        }},
-      {"hostname", "NAME", "Hostname to report (default: this machine's)", true,
-       string_setter(&AgentOptions::hostname), string_getter(&AgentOptions::hostname)},
+      {"hostname", "NAME", "Hostname to report (default: this machine's; cut to 253 bytes)", true,
+       apply_hostname, string_getter(&AgentOptions::hostname)},
       {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,
        string_setter(&AgentOptions::sim_scenario), string_getter(&AgentOptions::sim_scenario)},
       {"log_level", "LEVEL", "debug, info, warn or error", true, apply_log_level,

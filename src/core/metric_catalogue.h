@@ -155,6 +155,10 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
     "Damaged write-ahead log records found at start-up outside the last segment's tail")                     \
   X(kStoreWalDroppedBytes, "gpuwatch_store_wal_dropped_bytes_total", kCounter, kAgent, "bytes", "", "", "",      \
     "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")          \
+  X(kStoreUp, "gpuwatch_store_up", kGauge, kAgent, "", "", "", "",                                                \
+    "1 when the history store is open; 0 while it cannot be opened (logged, retried with backoff)")           \
+  X(kStoreOpenErrors, "gpuwatch_store_open_errors_total", kCounter, kAgent, "", "reason", "", "",                \
+    "Failed attempts to open the history store (reason: no_space, io, other); also in write_errors_total")           \
   X(kSourceSuccess, "gpuwatch_source_success", kGauge, kAgent, "", "source", "", "",                              \
     "1 when the source (nvml) answered this tick, 0 when it could not be read; gpuwatch_source_error_info says why") \
   X(kSourceDuration, "gpuwatch_source_duration_seconds", kGauge, kAgent, "seconds", "source", "", "",            \

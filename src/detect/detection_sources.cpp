@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/utf8.h"
 #include "sources/kernel/pcie_aer.h"
 
 namespace gpuwatch::detect {
@@ -15,7 +16,7 @@ std::vector<std::string> cuda_libraries(const std::string& proc_root, unsigned p
   for (std::string line; std::getline(maps, line);) {
     const auto slash = line.find('/');
     if (slash == std::string::npos) continue;
-    std::string path = line.substr(slash);
+    std::string path = to_valid_utf8(std::string_view(line).substr(slash));  // quoted in alerts
     const auto base = path.substr(path.rfind('/') + 1);
     if (!base.starts_with("libcuda.so.") && !base.starts_with("libcudart.so.")) continue;
     if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));

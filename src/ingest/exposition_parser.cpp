@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/utf8.h"
 #include "ingest/text_numbers.h"
 
 namespace gpuwatch::ingest {
@@ -242,7 +243,9 @@ bool ExpositionParser::parse_labels(std::string_view line, std::size_t& pos) {
       ++pos;
     }
     ++pos;  // closing quote
-    labels_.emplace_back(std::string(name), value);
+    // Prometheus refuses a whole scrape over one invalid label value; the sample is kept, its bad bytes
+    // replaced, so that what the store holds can be served.
+    labels_.emplace_back(std::string(name), to_valid_utf8(value));
     pos = skip_spaces(line, pos);
     if (pos < line.size() && line[pos] == ',') {
       ++pos;

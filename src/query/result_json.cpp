@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/utf8.h"
+
 namespace gpuwatch::query {
 namespace {
 
@@ -58,6 +60,13 @@ std::string format_timestamp(std::int64_t t_ms) {
 }
 
 void append_json_string(std::string& out, std::string_view s) {
+  // Query text and label values are quoted back as they came: bytes that are not UTF-8 become U+FFFD, so the
+  // document stays JSON.
+  std::string repaired;
+  if (!is_valid_utf8(s)) {
+    repaired = to_valid_utf8(s, s.size() * 3);
+    s = repaired;
+  }
   out += '"';
   for (const char c : s) {
     switch (c) {

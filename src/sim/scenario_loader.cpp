@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "config/yaml_duplicate_keys.h"
+
 namespace gpuwatch::sim {
 namespace {
 
@@ -256,6 +258,12 @@ Scenario parse_text(const std::string& yaml, const std::string& name) {
   } catch (const YAML::ParserException& e) {
     throw ScenarioError(name + ":" + std::to_string(e.mark.line + 1) + ":" +
                         std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  // The first repeated key, where it is: the reader would see only one of its values.
+  if (const auto duplicates = find_duplicate_keys(root); !duplicates.empty()) {
+    const auto& d = duplicates.front();
+    throw ScenarioError(name + ":" + std::to_string(d.at.line + 1) + ":" + std::to_string(d.at.column + 1) +
+                        ": " + d.message());
   }
   try {
     return parse(root, in, name);

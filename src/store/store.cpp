@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 void make_dir(const std::string& path) {
   std::error_code ec;
   fs::create_directories(path, ec);
-  if (ec) throw StoreError("cannot create " + path + ": " + ec.message());
+  if (ec) throw StoreError("cannot create " + path + ": " + ec.message(), reason_from_errno(ec.value()));
 }
 
 bool is_sorted_labels(const Labels& labels) {
@@ -46,7 +46,10 @@ std::shared_ptr<Store> Store::open(StoreOptions options) {
   const std::string& dir = store->options_.data_dir;
   make_dir(wal_dir(dir));
   store->lock_fd_ = UniqueFd(::open((dir + "/LOCK").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!store->lock_fd_) throw StoreError("cannot create " + dir + "/LOCK: " + std::strerror(errno));
+  if (!store->lock_fd_) {
+    const int err = errno;
+    throw StoreError("cannot create " + dir + "/LOCK: " + std::strerror(err), reason_from_errno(err));
+  }
   if (::flock(store->lock_fd_.get(), LOCK_EX | LOCK_NB) != 0)
     throw StoreError(dir + " is in use by another gpuwatch process (it holds " + dir + "/LOCK)");
 

@@ -159,7 +159,8 @@ TEST_F(AgentAlerts, LostGpuAlertsEverywhere) {
 }
 
 // Standalone routing: a maintenance window from the config mutes the lost GPU's alert (still listed), and a
-// broken window file stops the agent with the file and the reason.
+// broken window file costs its windows only (and an unreadable token file the API's mutations): the agent
+// logs the file and the reason, runs, and counts it.
 TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
   const auto dir = fs::temp_directory_path() / ("gpuwatch-windows-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -169,11 +170,28 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
   const std::map<std::string, std::string> env{
       {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}};
 
-  const auto broken = test::run_process({kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario",
-                                         kIncidents, "--silences-file", (dir / "broken.json").string()},
-                                        env, std::chrono::seconds(30));
-  EXPECT_EQ(broken.exit_code, 1);
-  EXPECT_NE(broken.err.find("broken.json: silence 0: matchers"), std::string::npos) << broken.err;
+  {
+    test::BackgroundProcess broken(
+        {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents, "--silences-file",
+         (dir / "broken.json").string(), "--api-token-file", (dir / "no-token").string()},
+        env);
+    const int port = agent_port(broken);
+    ASSERT_NE(port, 0) << broken.stderr_text();
+    EXPECT_NE(broken.stderr_text().find("broken.json: silence 0: matchers"), std::string::npos)
+        << broken.stderr_text();
+    httplib::Client client("127.0.0.1", port);
+    const auto metrics = client.Get("/metrics");
+    ASSERT_TRUE(metrics);
+    EXPECT_NE(metrics->body.find("gpuwatch_silences_load_errors{source=\"config\"} 1"), std::string::npos);
+    EXPECT_EQ(client.Get("/api/v1/silences")->body.find("config"), std::string::npos);
+    // Nor does an unreadable token file stop it: the silence API is read only and says why.
+    const auto refused =
+        client.Post("/api/v1/silences", {{"Authorization", "Bearer x"}}, "{}", "application/json");
+    ASSERT_TRUE(refused);
+    EXPECT_EQ(refused->status, 403);
+    EXPECT_NE(refused->body.find("no-token: cannot read: No such file or directory"), std::string::npos)
+        << refused->body;
+  }
 
   test::BackgroundProcess agent(
       {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", kIncidents, "--silences-file",

@@ -5,6 +5,8 @@
 #include <regex>
 
 #include "alerting/alerting_service.h"
+#include "alerting/silences_file.h"
+#include "core/utf8.h"
 
 namespace gpuwatch::alerting {
 namespace {
@@ -80,6 +82,19 @@ TEST(AlertingApi, NoTokenConfiguredMeansReadOnly) {
   EXPECT_EQ(api.call("GET", "/api/v1/silences").status, 200);
 }
 
+// A token file that cannot be read used to stop the agent; now the API is read only and says why.
+TEST(AlertingApi, AnUnreadableTokenFileMakesTheApiReadOnlyAndSaysWhy) {
+  auto o = options("");
+  o.api_token_error = "/etc/gpuwatch/token: cannot read: No such file or directory";
+  AlertingService service(o, [] { return std::int64_t{1000}; });
+  Api api{service};
+  const auto r = api.call("POST", "/api/v1/silences", kSilence, "anything");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_NE(r.body.find("silences cannot be changed: /etc/gpuwatch/token: cannot read"), std::string::npos)
+      << r.body;
+  EXPECT_EQ(api.call("GET", "/api/v1/silences").status, 200);
+}
+
 TEST(AlertingApi, BadSilencesSayWhatIsWrong) {
   AlertingService service(options("t"), [] { return std::int64_t{1000}; });
   Api api{service};
@@ -95,6 +110,88 @@ TEST(AlertingApi, BadSilencesSayWhatIsWrong) {
                    "endsAt":"2026-01-02T00:00:00+02:00"})",
                "t");
   EXPECT_NE(r.body.find("invalid regex"), std::string::npos);
+}
+
+// Wrong types used to throw out of the handler (a 500); each is a 400 naming the field.
+TEST(AlertingApi, WrongTypesAre400sNamingTheField) {
+  AlertingService service(options("t"), [] { return std::int64_t{1000}; });
+  Api api{service};
+  const std::string times = R"("startsAt":"2026-01-01T00:00:00Z","endsAt":"2026-01-02T00:00:00Z")";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"matchers":[{"name":"gpu","value":"3","isRegex":"yes"}],)" + times + "}", "matchers[0].isRegex"},
+      {R"({"matchers":[{"name":"gpu","value":"3","isEqual":1}],)" + times + "}", "matchers[0].isEqual"},
+      {R"({"matchers":[{"name":"gpu","value":"3"}],"createdBy":7,)" + times + "}", "createdBy"},
+      {R"({"matchers":[{"name":"gpu","value":"3"}],"comment":["x"],)" + times + "}", "comment"},
+      {R"({"matchers":[{"name":"gpu","value":3}],)" + times + "}", "matchers[0]"},
+  };
+  for (const auto& [body, field] : cases) {
+    const auto r = api.call("POST", "/api/v1/silences", body, "t");
+    EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
+    const auto error = nlohmann::json::parse(r.body)["error"].get<std::string>();
+    EXPECT_TRUE(error.starts_with(field + ":")) << error;
+  }
+}
+
+// What the client sent is quoted back as valid UTF-8, whatever bytes it was.
+TEST(AlertingApi, EchoedTextIsValidUtf8) {
+  AlertingService service(options("t"), [] { return std::int64_t{1000}; });
+  Api api{service};
+  const auto r = api.call("POST", "/api/v1/silences", "{\"matchers\": [{\"name\": \"py\xff\xfethon\"", "t");
+  EXPECT_EQ(r.status, 400);
+  ASSERT_TRUE(is_valid_utf8(r.body)) << r.body;
+  const auto error = nlohmann::json::parse(r.body)["error"].get<std::string>();
+  EXPECT_TRUE(error.starts_with("the body is not JSON: parse error at line 1, column 27")) << error;
+  EXPECT_NE(error.find("py\xEF\xBF\xBD"), std::string::npos) << error;
+}
+
+// A damaged silences.json in the data dir ("id": 7) used to stop the agent from starting: now that silence is
+// left out, the others are kept, and the metric counts the problem.
+TEST(AlertingApi, ADamagedSavedSilenceCostsOnlyThatSilence) {
+  TempDir dir;
+  std::ofstream(dir.path / "silences.json") << R"([
+  {"id": 7, "matchers":[{"name":"gpu","value":"1"}],"startsAt":"1970-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"},
+  {"id": "abc", "matchers":[{"name":"gpu","value":"2"}],"startsAt":"1970-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}
+])";
+  AlertingService service(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
+  Api api{service};
+  const auto list = nlohmann::json::parse(api.call("GET", "/api/v1/silences").body)["data"];
+  ASSERT_EQ(list.size(), 1u) << list.dump();
+  EXPECT_EQ(list[0]["id"], "abc");
+  std::string metrics;
+  service.append_metrics(metrics, ExpositionFormat::kText004);
+  EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"api\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"config\"} 0"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir.path / "silences.json.bad"));  // kept before a save rewrites the file
+
+  std::ofstream(dir.path / "silences.json", std::ios::trunc) << "[{\"id\": \"x\",\n  oops}]";
+  AlertingService again(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
+  metrics.clear();
+  again.append_metrics(metrics, ExpositionFormat::kText004);
+  EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"api\"} 1"), std::string::npos) << metrics;
+}
+
+TEST(SilencesFile, EachProblemNamesTheFileAndWhere) {
+  TempDir dir;
+  const std::string path = (dir.path / "windows.json").string();
+  std::ofstream(path)
+      << "[\n  {\"matchers\": [{\"name\": \"gpu\", \"value\": \"3\"}],\n   \"startsAt\": ,}\n]";
+  auto file = read_silences_file(path, false);
+  ASSERT_EQ(file.errors.size(), 1u);
+  EXPECT_TRUE(file.errors[0].starts_with(path + ":3:16: invalid JSON: syntax error")) << file.errors[0];
+
+  std::ofstream(path, std::ios::trunc) << R"([
+    {"matchers":[{"name":"gpu","value":"3","isRegex":"yes"}],"startsAt":"2026-01-01T00:00:00Z","endsAt":"2026-01-02T00:00:00Z"},
+    {"matchers":[{"name":"gpu","value":"4"}],"startsAt":"2026-01-01T00:00:00Z","endsAt":"2026-01-02T00:00:00Z"}])";
+  file = read_silences_file(path, false);
+  ASSERT_EQ(file.errors.size(), 1u);
+  EXPECT_EQ(file.errors[0], path + ": silence 0: matchers[0].isRegex: expected true or false, got \"yes\"");
+  ASSERT_EQ(file.silences.size(), 1u);
+  EXPECT_EQ(file.silences[0].matchers[0].value, "4");
+
+  file = read_silences_file((dir.path / "missing.json").string(), false);
+  ASSERT_EQ(file.errors.size(), 1u);
+  EXPECT_NE(file.errors[0].find("missing.json: cannot read: No such file or directory"), std::string::npos);
+  EXPECT_TRUE(read_silences_file((dir.path / "missing.json").string(), true, true).errors.empty());
 }
 
 TEST(AlertingApi, SilencesSurviveARestart) {

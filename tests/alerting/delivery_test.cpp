@@ -119,6 +119,23 @@ TEST(DeliveryQueue, SetsAsideEntriesOfTheWrongShape) {
   EXPECT_EQ(take(q).alerts.size(), 1u);
 }
 
+// A queue dir that cannot be made (below a regular file) used to throw, stopping the agent: now the queue
+// works in memory and persists again once the directory can be made.
+TEST(DeliveryQueue, AnUnusableDirCostsPersistenceOnlyUntilItCanBeMade) {
+  TempDir dir;
+  const fs::path blocker = dir.path / "datafile";
+  std::ofstream(blocker) << "x";
+  const fs::path queue_dir = blocker / "alert-queue";
+  std::unique_ptr<DeliveryQueue> q;
+  ASSERT_NO_THROW(q = std::make_unique<DeliveryQueue>(queue_dir.string()));
+  EXPECT_NE(q->put(wire("1", AlertState::kFiring)), "");  // says why it could not persist
+  EXPECT_EQ(take(*q).alerts.size(), 1u);                  // but the alert waits for delivery
+  fs::remove(blocker);
+  EXPECT_EQ(q->put(wire("2", AlertState::kFiring)), "");
+  EXPECT_EQ(take(*q).alerts.size(), 2u);
+  EXPECT_EQ(DeliveryQueue(queue_dir.string()).size(), 1u) << "the alert put after the fix was persisted";
+}
+
 TEST(DeliveryWorker, RetriesWithBackoffUntilTheReceiverAccepts) {
   testing::RecordingServer am;
   am.fail_next(3);

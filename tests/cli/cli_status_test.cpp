@@ -4,6 +4,8 @@
 #include <regex>
 
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
@@ -87,6 +89,38 @@ TEST(ConfigCommand, CheckReportsEveryErrorWithPosition) {
   EXPECT_NE(r.err.find(path + ":2:1: unknown key 'intreval' (did you mean 'interval'?)"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find(path + ":3:9: 'naming': expected native or dcgm"), std::string::npos) << r.err;
+}
+
+// The agent runs without a broken window file or an unreadable token file (logging it); the check fails on
+// them, naming the file and the problem.
+TEST(ConfigCommand, CheckReadsTheFilesTheConfigNames) {
+  const std::string dir = "/tmp/gpuwatch-cli-config-files-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/windows.json") << R"([{"matchers":[{"name":"gpu","value":"3","isRegex":"yes"}],
+      "startsAt":"2026-01-01T00:00:00Z","endsAt":"2026-01-02T00:00:00Z"}])";
+  std::ofstream(dir + "/datafile") << "not a directory";
+  const std::string path = dir + "/gpuwatch.yaml";
+  std::ofstream(path) << "silences_file: " << dir << "/windows.json\napi_token_file: " << dir
+                      << "/no-token\ndata_dir: " << dir << "/datafile/sub\n";
+  auto r = run_process({kBinary, "config", "check", path});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(path + ": silences_file: " + dir +
+                       "/windows.json: silence 0: matchers[0].isRegex: expected true or false"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(
+      r.err.find(path + ": api_token_file: " + dir + "/no-token: cannot read: No such file or directory"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(path + ": data_dir: " + dir + "/datafile/sub: "), std::string::npos) << r.err;
+
+  std::ofstream(dir + "/windows.json", std::ios::trunc) << "[]";
+  std::ofstream(dir + "/no-token") << "t0ken\n";
+  std::ofstream(path, std::ios::trunc) << "silences_file: " << dir << "/windows.json\napi_token_file: " << dir
+                                       << "/no-token\ndata_dir: " << dir << "/data\n";
+  r = run_process({kBinary, "config", "check", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ConfigCommand, CheckAcceptsAValidFileAndPrintsTheSettings) {

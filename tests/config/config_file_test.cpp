@@ -41,6 +41,42 @@ TEST_F(ConfigFileTest, AppliesEveryKnownKey) {
   EXPECT_EQ(o.log_level, "debug");
 }
 
+// yaml-cpp keeps both and a lookup sees one: the second value was silently ignored or applied.
+TEST_F(ConfigFileTest, DuplicateKeysAreErrorsWithBothPlaces) {
+  AgentOptions o;
+  const auto errors = apply_config_file(write("listen: 127.0.0.1:9999\n"
+                                              "naming: dcgm\n"
+                                              "interval: 1s\n"
+                                              "log_level: debug\n"
+                                              "interval: 2s\n"),
+                                        o);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].line, 5);
+  EXPECT_EQ(errors[0].column, 1);
+  EXPECT_EQ(errors[0].message, "duplicate key 'interval', first at line 3");
+}
+
+// The hostname is a label of every series: a megabyte of it made /metrics hundreds of megabytes.
+TEST_F(ConfigFileTest, HostnameIsCutAndMadeValid) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("hostname: " + std::string(1 << 20, 'h') + "\n"), o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_LE(o.hostname.size(), 253u);
+  EXPECT_TRUE(o.hostname.starts_with("hhhh"));
+  errors = apply_config_file(write("hostname: gpu\xff\xfenode\n"), o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.hostname, "gpu\xEF\xBF\xBD\xEF\xBF\xBDnode");
+}
+
+TEST_F(ConfigFileTest, AlertLabelsMustBeValidText) {
+  AgentOptions o;
+  const auto errors = apply_config_file(write("alert_labels: team=ml\xff\n"), o);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].to_string().find(":1:15: 'alert_labels': label values must be valid UTF-8"),
+            std::string::npos)
+      << errors[0].to_string();
+}
+
 TEST_F(ConfigFileTest, NodePowerBudgetIsWattsOrOffAndRejectsNegatives) {
   AgentOptions o;
   EXPECT_EQ(o.node_power_budget_watts, 0);  // off unless the operator knows the supply's budget

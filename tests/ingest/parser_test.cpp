@@ -119,6 +119,15 @@ TEST(ExpositionParser, HandlesCrlfTabsAndAMissingFinalNewline) {
   EXPECT_EQ(p.samples, (std::vector<std::string>{"a{x=\"1\"} 3 2", "a{x=\"1\"} 5 4"}));
 }
 
+// A label value with bytes that are not UTF-8 keeps its sample, with the bad bytes replaced: the store
+// then serves only text Prometheus and JSON accept.
+TEST(ExpositionParser, InvalidLabelValuesAreMadeValid) {
+  const Parsed p = parse("gpu_up{process=\"py\xff\xfethon\"} 1 1000\n", "bad.prom");
+  EXPECT_TRUE(p.errors.empty());
+  ASSERT_EQ(p.samples.size(), 1u);
+  EXPECT_NE(p.samples[0].find("py\xEF\xBF\xBD\xEF\xBF\xBDthon"), std::string::npos) << p.samples[0];
+}
+
 TEST(ExpositionParser, ConsecutiveSamplesOfOneSeriesShareTheirLabels) {
   const std::string text = "a{x=\"1\"} 1 1\na{x=\"1\"} 2 2\na{x=\"2\"} 3 3\n";
   ExpositionParser parser(text, "s", InputFormat::kPrometheus, nullptr);

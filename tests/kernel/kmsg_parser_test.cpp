@@ -1,6 +1,7 @@
 // Kernel-log records as drivers write them, parsed into events with their device, XID, pid and process.
 #include <gtest/gtest.h>
 
+#include "core/utf8.h"
 #include "sources/kernel/kmsg_parser.h"
 
 namespace gpuwatch::kernel {
@@ -18,6 +19,19 @@ TEST(KmsgParser, XidWithPidAndProcessName) {
   EXPECT_EQ(ev->xid, 79U);
   EXPECT_EQ(ev->pid, 1234U);
   EXPECT_EQ(ev->process, "python3");
+}
+
+// Any local user can name a process with any bytes, and the driver quotes the name as it is.
+TEST(KmsgParser, InvalidBytesInTheRecordBecomeValidText) {
+  auto ev = parse_kernel_record(
+      "4,1611,99001300000,-;NVRM: Xid (PCI:0000:3b:00): 13, pid=77, name=py\xff\xfethon, Graphics Exception "
+      "\xc3");
+  ASSERT_TRUE(ev);
+  EXPECT_EQ(ev->xid, 13U);
+  EXPECT_EQ(ev->pid, 77U);
+  EXPECT_EQ(ev->process, "py\xEF\xBF\xBD\xEF\xBF\xBDthon");
+  EXPECT_TRUE(is_valid_utf8(ev->message)) << ev->message;
+  EXPECT_TRUE(ev->message.ends_with("Graphics Exception \xEF\xBF\xBD")) << ev->message;
 }
 
 TEST(KmsgParser, XidWithUnknownProcessAndOlderDriverFormat) {

@@ -296,5 +296,25 @@ TEST_F(DeviceReaderTest, EachGroupIsReadOnItsScheduleAndKeepsItsValueBetweenRead
   ASSERT_NE(d.find(Metric::kTemperatureThreshold, "shutdown"), nullptr);
 }
 
+// Strings from the library and from /proc can hold any bytes (a scenario here, a driver or a local user in
+// production); what the readers keep is valid UTF-8, so labels and JSON can rely on it.
+TEST(OutsideText, HostnameAndProcessNamesAreMadeValid) {
+  test::SimScenario scenario(
+      "node: {hostname: \"node\xff\xfe\", driver_version: 550.54.15}\n"
+      "devices:\n  - model: H200\n"
+      "processes:\n  - {pid: 77, gpu: 0, name: \"py\xff\xfethon\", memory: 1GiB}\n");
+  test::Sim sim;
+  test::TempDir proc;
+  sim.write_proc_tree(proc.path());
+  NvmlSession session(sim.library(), proc.path(), "");
+  ASSERT_TRUE(session.ok()) << session.error();
+  EXPECT_EQ(session.node().hostname, "node\xEF\xBF\xBD\xEF\xBF\xBD");
+  DeviceSnapshot d;
+  session.gpus()[0]->gpu().read(sim.ms_at(0), d);
+  const ProcessSample* p = find_process(d, 77);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->name, "py\xEF\xBF\xBD\xEF\xBF\xBDthon");
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -82,6 +82,13 @@ TEST_F(QueryApiTest, ParseErrorsSayWhereAndWhat) {
             0u);
 }
 
+// The query is quoted back in the error; its bytes that are not UTF-8 are replaced so the reply stays JSON
+// (refused() parses it: nlohmann refuses a document that is not UTF-8).
+TEST_F(QueryApiTest, EchoedQueryTextIsValidUtf8) {
+  const std::string error = refused("py\xff\xfethon(");
+  EXPECT_NE(error.find("unexpected character: '\xEF\xBF\xBD'"), std::string::npos) << error;
+}
+
 TEST_F(QueryApiTest, TimesAndDurationsInBothForms) {
   EXPECT_EQ(parse_api_time("1435781451.781"), 1435781451781);
   EXPECT_EQ(parse_api_time("2015-07-01T20:10:51.781Z"), 1435781451781);

@@ -68,7 +68,8 @@ INSTANTIATE_TEST_SUITE_P(
                                   "unknown key 'device' in the scenario (did you mean 'devices'?)"},
                       BadScenario{"bad-oom-pid.yaml", "5:51", "no process with pid 99 on gpu 0"},
                       BadScenario{"bad-pcie-switch.yaml", "6:13", "GPU 1 is below two switches"},
-                      BadScenario{"bad-pcie-rate.yaml", "4:41", "expected a rate like 50MiB/s"}),
+                      BadScenario{"bad-pcie-rate.yaml", "4:41", "expected a rate like 50MiB/s"},
+                      BadScenario{"bad-duplicate-key.yaml", "6:5", "duplicate key 'model', first at line 4"}),
     [](const auto& info) {
       std::string name = info.param.file;
       name = name.substr(4, name.size() - 9);

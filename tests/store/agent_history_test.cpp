@@ -2,8 +2,10 @@
 // on /metrics, the per-process cap folds extra processes into pid="other", and a full disk neither stops
 // collection nor /metrics (an LD_PRELOAD shim makes writes under the data dir fail with ENOSPC on demand;
 // a real size-limited tmpfs variant runs when the test may mount one).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
@@ -228,6 +230,74 @@ TEST(AgentHistory, FullTmpfsKeepsMetricsServingAndWritingResumes) {
       },
       [&] { std::filesystem::remove(filler); });
   ::umount2(dir.path().c_str(), MNT_DETACH);
+}
+
+// What the agent answers while its history cannot open, and that it opens by itself once the cause is gone:
+// `fix` removes the cause; `reason` is in the 503 and the log, `metric_reason` labels the failed opens.
+void history_recovers(Agent& agent, const std::string& reason, const std::string& metric_reason,
+                      const std::function<void()>& fix) {
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_ticks(3)) << agent.process().stderr_text();
+  // The store's families stay, so its alerts can fire: down, and the failed opens counted as write errors.
+  EXPECT_EQ(agent.value("gpuwatch_store_up"), 0) << agent.metrics();
+  EXPECT_GE(agent.value("gpuwatch_store_open_errors_total{reason=\"" + metric_reason + "\"}"), 1);
+  EXPECT_GE(agent.value("gpuwatch_store_write_errors_total{reason=\"" + metric_reason + "\"}"), 1);
+  EXPECT_EQ(agent.value("gpuwatch_store_samples_appended_total"), 0);
+  EXPECT_NE(agent.metrics().find("gpu_utilization_ratio{"), std::string::npos);  // collection goes on
+  httplib::Client client("127.0.0.1", agent.port());
+  auto r = client.Get("/api/v1/query?query=gpu_up");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503) << r->body;
+  EXPECT_NE(r->body.find("history store unavailable: "), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find(reason), std::string::npos) << r->body;
+  EXPECT_NE(agent.process().stderr_text().find(reason), std::string::npos);
+
+  fix();
+  ASSERT_TRUE(agent.wait_value("gpuwatch_store_up", [](double v) { return v == 1; }))
+      << agent.process().stderr_text();
+  ASSERT_TRUE(agent.wait_value("gpuwatch_store_samples_appended_total", [](double v) { return v > 0; }));
+  r = client.Get("/api/v1/query?query=gpu_up");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_NE(agent.process().stderr_text().find("history store: open in"), std::string::npos);
+  agent.stop();
+}
+
+// A data dir below a regular file cannot be made (ENOTDIR); once the file is replaced by a directory the
+// history opens by itself. Root ignores permissions, so this stands in for an unwritable data dir too.
+TEST(AgentHistory, UnusableDataDirDegradesTheHistoryUntilItCanOpen) {
+  TempDir dir;
+  const std::string blocker = dir.path() + "/datafile";
+  std::ofstream(blocker) << "not a directory\n";
+  Agent agent(blocker + "/sub", {});
+  history_recovers(agent, "Not a directory", "other", [&] {
+    std::filesystem::remove(blocker);
+    std::filesystem::create_directories(blocker + "/sub");
+  });
+}
+
+// Another agent holding the data dir's LOCK: this one runs without history until the lock is released.
+TEST(AgentHistory, DataDirHeldByAnotherAgentOpensWhenReleased) {
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  std::filesystem::create_directories(data);
+  const int lock = ::open((data + "/LOCK").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(lock, 0);
+  ASSERT_EQ(::flock(lock, LOCK_EX | LOCK_NB), 0);
+  Agent agent(data, {});
+  history_recovers(agent, "is in use by another gpuwatch process", "other", [&] { ::close(lock); });
+}
+
+// A disk that is full when the agent starts: the history opens once space frees, with no restart.
+TEST(AgentHistory, FullDiskAtStartOpensTheHistoryWhenSpaceFrees) {
+  TempDir dir;
+  const std::string flag = dir.path() + "-full";
+  const std::string data = dir.path() + "/data";
+  std::filesystem::create_directories(data);
+  std::ofstream(flag) << "full\n";
+  Agent agent(data, {}, {{"LD_PRELOAD", DISK_FULL_SHIM_PATH}, {"GW_SHIM_DIR", data}, {"GW_FULL_FLAG", flag}});
+  history_recovers(agent, "", "no_space", [&] { std::filesystem::remove(flag); });
+  std::filesystem::remove(flag);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <regex>
 #include <vector>
 
+#include "core/utf8.h"
+
 namespace gpuwatch::kernel {
 namespace {
 
@@ -168,7 +170,9 @@ std::optional<KernelEvent> parse_kernel_record(std::string_view line) {
   // Continuation lines of /dev/kmsg records (" SUBSYSTEM=pci") carry key=value context, no message.
   if (line.empty() || line.front() == ' ') return std::nullopt;
   KernelEvent ev;
-  const std::string text(strip_header(line, ev));
+  // Kernel-log text quotes process names and device strings byte for byte: made valid once, here, so the
+  // message, process and driver version taken from it are too.
+  const std::string text = to_valid_utf8(strip_header(line, ev));
   ev.message = text;
   if (text.find("NVRM") == std::string::npos && text.find("AER") == std::string::npos &&
       text.find("PCIe Bus Error") == std::string::npos && text.find("nvidia") == std::string::npos)

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sources/nvml/nvml_labels.h"
+#include "sources/nvml/nvml_text.h"
 
 // One NVML call through the tracker: the symbol names both the table entry and the book-keeping slot.
 #define GPUWATCH_CALL(name, variant, ...) \
@@ -40,8 +41,7 @@ std::string read_string(CallTracker& calls, NvmlSymbol sym, nvmlReturn_t (*fn)(n
   char buf[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = {};
   if (size > sizeof buf) size = sizeof buf;
   if (calls.call(sym, kNoVariant, fn, device, buf, size) != CallOutcome::kOk) return {};
-  buf[size - 1] = '\0';
-  return buf;
+  return nvml_text(buf, size);
 }
 
 }  // namespace
@@ -91,8 +91,7 @@ void DeviceReader::read_identity() {
                   NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
   nvmlPciInfo_t pci{};
   if (GPUWATCH_CALL(nvmlDeviceGetPciInfo_v3, kNoVariant, dev, &pci)) {
-    pci.busId[sizeof pci.busId - 1] = '\0';
-    identity_.pci_bus_id = normalise_bus_id(pci.busId);
+    identity_.pci_bus_id = normalise_bus_id(nvml_text(pci.busId, sizeof pci.busId));
   }
 
   // Probe the NVLink links once: a GPU without NVLink answers NOT_SUPPORTED (or INVALID_ARGUMENT past its

@@ -4,6 +4,8 @@
 
 #include <climits>
 
+#include "sources/nvml/nvml_text.h"
+
 #define GPUWATCH_NODE_CALL(name, ...) \
   (calls_.call(NvmlSymbol::name, CallTracker::kNoVariant, fn.name, __VA_ARGS__) == CallOutcome::kOk)
 
@@ -41,16 +43,18 @@ void NvmlSession::read_node_info(const std::string& hostname) {
   const auto sim_hostname = reinterpret_cast<SimHostname>(lib_->optional_symbol("gpuwatchSimGetHostname"));
   char host[HOST_NAME_MAX + 1] = {};
   if (!hostname.empty()) {
-    node_.hostname = hostname;
+    node_.hostname = hostname;  // the options' setter made it valid and bounded
   } else if (sim_hostname != nullptr && sim_hostname(host, sizeof host) == NVML_SUCCESS) {
-    node_.hostname = host;
+    node_.hostname = nvml_text(host, sizeof host);
   } else if (gethostname(host, sizeof host - 1) == 0) {
-    node_.hostname = host;
+    node_.hostname = nvml_text(host, sizeof host);
   }
   char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
-  if (GPUWATCH_NODE_CALL(nvmlSystemGetDriverVersion, buf, sizeof buf)) node_.driver_version = buf;
+  if (GPUWATCH_NODE_CALL(nvmlSystemGetDriverVersion, buf, sizeof buf))
+    node_.driver_version = nvml_text(buf, sizeof buf);
   char nvml[NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE] = {};
-  if (GPUWATCH_NODE_CALL(nvmlSystemGetNVMLVersion, nvml, sizeof nvml)) node_.nvml_version = nvml;
+  if (GPUWATCH_NODE_CALL(nvmlSystemGetNVMLVersion, nvml, sizeof nvml))
+    node_.nvml_version = nvml_text(nvml, sizeof nvml);
   int cuda = 0;
   if (GPUWATCH_NODE_CALL(nvmlSystemGetCudaDriverVersion_v2, &cuda))
     node_.cuda_driver_version = cuda_version_string(cuda);

@@ -5,11 +5,16 @@
 #include <fstream>
 #include <utility>
 
+#include "core/utf8.h"
+
 namespace gpuwatch {
 namespace {
 
 constexpr unsigned kInitialEntries = 16;
-constexpr int kMaxAttempts = 3;  // the list may grow between the two calls; give up after that
+constexpr int kMaxAttempts = 3;
+// comm holds at most 15 bytes on Linux; a fake or odd /proc gets a little more room, not unbounded.
+constexpr std::size_t kMaxProcessNameBytes =
+    256;  // the list may grow between the two calls; give up after that
 
 unsigned with_headroom(unsigned count) {
   return count + count / 4 + 8;
@@ -101,7 +106,8 @@ const std::string& ProcessReader::name_of(unsigned pid) {
   std::string name;
   std::ifstream comm(proc_root_ + "/" + std::to_string(pid) + "/comm");
   if (comm) std::getline(comm, name);
-  names_.push_back({pid, std::move(name)});
+  // Any local user can name a process with any bytes; the name goes into labels and JSON.
+  names_.push_back({pid, to_valid_utf8(name, kMaxProcessNameBytes)});
   return names_.back().name;
 }
 

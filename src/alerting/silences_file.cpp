@@ -1,0 +1,71 @@
+#include "alerting/silences_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/utf8.h"
+
+namespace gpuwatch::alerting {
+namespace {
+
+// "line:column" (1-based) of a byte position as nlohmann counts it (the number of bytes read when it failed).
+std::string line_column(const std::string& text, std::size_t byte) {
+  const std::size_t end = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + end, '\n'));
+  const std::size_t line_start = text.rfind('\n', end == 0 ? 0 : end - 1);
+  const std::size_t column = line_start == std::string::npos || end == 0 ? end + 1 : end - line_start;
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+}  // namespace
+
+SilencesFile read_silences_file(const std::string& path, bool with_ids, bool missing_is_empty) {
+  SilencesFile out;
+  std::ifstream in(path);
+  if (!in) {
+    if (!(missing_is_empty && errno == ENOENT))
+      out.errors.push_back(path + ": cannot read: " + std::strerror(errno));
+    return out;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann's message repeats the position as a byte offset; the line and column say it for an editor.
+    std::string what = e.what();
+    if (const auto colon = what.find("syntax error"); colon != std::string::npos) what = what.substr(colon);
+    out.errors.push_back(path + ":" + line_column(text, e.byte) + ": invalid JSON: " + to_valid_utf8(what));
+    return out;
+  }
+  if (!j.is_array()) {
+    out.errors.push_back(path +
+                         ": expected a JSON list of silences [{matchers, startsAt, endsAt, comment}, ...]");
+    return out;
+  }
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string where = path + ": silence " + std::to_string(i) + ": ";
+    std::string error;
+    auto s = parse_silence(j[i], error);
+    if (!s) {
+      out.errors.push_back(where + error);
+      continue;
+    }
+    if (with_ids) {
+      if (!j[i].contains("id") || !j[i]["id"].is_string() || j[i]["id"].get<std::string>().empty()) {
+        out.errors.push_back(where + "id: expected a non-empty string");
+        continue;
+      }
+      s->id = j[i]["id"].get<std::string>();
+    }
+    out.silences.push_back(std::move(*s));
+  }
+  return out;
+}
+
+}  // namespace gpuwatch::alerting
