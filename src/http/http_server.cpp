@@ -40,6 +40,11 @@ struct RequestContext {
     kReplied,      // a response is queued; further calls only drain what the client still sends
   };
   State state = State::kReadingBody;
+  // What answers the request once it is read: a built-in endpoint, a reply decided from the headers (404,
+  // 405), or else `route` on the worker pool. Answering on the first call, before the library has read the
+  // request to its end, would make it close the connection; only refusals do that (their body is unread).
+  std::optional<std::string> builtin;
+  std::optional<HttpReply> decided;
   const HttpRoute* route = nullptr;
   std::size_t max_body = 0;
   HttpRequest request;
@@ -165,6 +170,8 @@ struct HttpServer::Impl {
   MHD_Result builtin(MHD_Connection* connection, std::string_view path, RequestContext& ctx);
   MHD_Result metrics(MHD_Connection* connection);
   MHD_Result dispatch(MHD_Connection* connection, RequestContext& ctx);
+  // 413 at once when Content-Length says more than the request may send.
+  MHD_Result check_length(MHD_Connection* connection, RequestContext& ctx);
   MHD_Result reject(MHD_Connection* connection, RequestContext& ctx, RejectReason reason, int status,
                     const std::string& error);
   MHD_Result refuse(MHD_Connection* connection, RequestContext& ctx, HttpReply reply) {
@@ -217,6 +224,8 @@ MHD_Result HttpServer::Impl::on_request(MHD_Connection* connection, const char* 
         *upload_data_size = 0;
         return MHD_YES;
       }
+      if (ctx->builtin) return builtin(connection, *ctx->builtin, *ctx);
+      if (ctx->decided) return refuse(connection, *ctx, std::move(*ctx->decided));
       return dispatch(connection, *ctx);
     case RequestContext::State::kWaiting: {
       ctx->state = RequestContext::State::kReplied;
@@ -243,8 +252,13 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
                   "more than " + std::to_string(options.max_headers) + " header fields or " +
                       std::to_string(options.max_header_bytes) + " bytes of request line and headers");
   }
+  // A body sent where none is expected is read (bounded) and ignored.
+  ctx.max_body = options.max_body_bytes;
   const bool get = method == "GET" || method == "HEAD";
-  if (get && is_builtin_endpoint(path)) return builtin(connection, path, ctx);
+  if (get && is_builtin_endpoint(path)) {
+    ctx.builtin = std::string(path);
+    return check_length(connection, ctx);
+  }
 
   // HEAD is served wherever GET is (without the body).
   RouteTable::Match match = routes.match(method == "HEAD" ? "GET" : method, path);
@@ -262,7 +276,8 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
     } else {
       reply = json_reply(404, {{"error", "not found"}, {"path", shown_path}});
     }
-    return refuse(connection, ctx, std::move(reply));
+    ctx.decided = std::move(reply);
+    return check_length(connection, ctx);
   }
   ctx.route = match.route;
   ctx.max_body = match.route->max_body_bytes > 0 ? match.route->max_body_bytes : options.max_body_bytes;
@@ -281,6 +296,10 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
     if (std::optional<HttpReply> refused = ctx.route->admit(req))
       return refuse(connection, ctx, std::move(*refused));
   }
+  return check_length(connection, ctx);
+}
+
+MHD_Result HttpServer::Impl::check_length(MHD_Connection* connection, RequestContext& ctx) {
   if (const auto length = content_length(connection); length && *length > ctx.max_body) {
     return reject(connection, ctx, RejectReason::kBodyTooLarge, 413,
                   "the body exceeds " + std::to_string(ctx.max_body) + " bytes");
