@@ -170,6 +170,8 @@ struct HttpServer::Impl {
   MHD_Result builtin(MHD_Connection* connection, std::string_view path, RequestContext& ctx);
   MHD_Result metrics(MHD_Connection* connection);
   MHD_Result dispatch(MHD_Connection* connection, RequestContext& ctx);
+  // Runs an added route on a worker thread: its reply, 500 for an exception, 422 for a reply too large.
+  HttpReply answer(const HttpRoute& route, const HttpRequest& req);
   // 413 at once when Content-Length says more than the request may send.
   MHD_Result check_length(MHD_Connection* connection, RequestContext& ctx);
   MHD_Result reject(MHD_Connection* connection, RequestContext& ctx, RejectReason reason, int status,
@@ -307,6 +309,24 @@ MHD_Result HttpServer::Impl::check_length(MHD_Connection* connection, RequestCon
   return MHD_YES;
 }
 
+HttpReply HttpServer::Impl::answer(const HttpRoute& route, const HttpRequest& req) {
+  HttpReply reply;
+  try {
+    reply = route.handle(req);
+  } catch (const std::exception& e) {
+    return json_reply(500, {{"error", echoed(e.what())}});
+  } catch (...) {
+    return json_reply(500, {{"error", "internal error"}});
+  }
+  if (reply.body.size() <= options.max_reply_bytes) return reply;
+  stats.reject(RejectReason::kReplyTooLarge);
+  // Prometheus's shape and status for a query that would return too much.
+  return json_reply(422, {{"status", "error"},
+                          {"errorType", "execution"},
+                          {"error", "the result exceeds " + std::to_string(options.max_reply_bytes) +
+                                        " bytes: ask for fewer series, a shorter range or a larger step"}});
+}
+
 MHD_Result HttpServer::Impl::dispatch(MHD_Connection* connection, RequestContext& ctx) {
   if (ConnectionDeadlines::Connection* tracking = tracked(connection)) {
     tracking->enter(ConnectionDeadlines::Phase::kHandling);
@@ -320,14 +340,8 @@ MHD_Result HttpServer::Impl::dispatch(MHD_Connection* connection, RequestContext
   const HttpRoute* route = ctx.route;
   RequestContext* waiting = &ctx;  // lives until the request completes, which cannot happen while suspended
   const bool queued = pool.try_submit(
-      WorkerPool::Job{[route, waiting, connection] {
-                        try {
-                          waiting->reply = route->handle(waiting->request);
-                        } catch (const std::exception& e) {
-                          waiting->reply = json_reply(500, {{"error", echoed(e.what())}});
-                        } catch (...) {
-                          waiting->reply = json_reply(500, {{"error", "internal error"}});
-                        }
+      WorkerPool::Job{[this, route, waiting, connection] {
+                        waiting->reply = answer(*route, waiting->request);
                         MHD_resume_connection(connection);
                       },
                       [waiting, connection] {

@@ -39,6 +39,7 @@ struct HttpServerOptions {
   std::size_t max_header_bytes = 80 * 1024;  // request line (so a 64 KiB query URI fits) and headers; 431
   std::size_t max_headers = 100;             // header fields; 431
   std::size_t max_body_bytes = 1024 * 1024;  // for a route that does not say (HttpRoute::max_body_bytes); 413
+  std::size_t max_reply_bytes = 64 * 1024 * 1024;  // an added route's reply (a query result); 422
   // Further endpoints (query API, alerts, ...), matched before the built-in 404/405 answers.
   std::vector<HttpRoute> routes;
   // Families appended to /metrics in every naming (the alerts); see ExtraFamilies.

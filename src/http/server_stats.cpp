@@ -16,6 +16,8 @@ const char* reject_reason_name(RejectReason reason) {
       return "body_too_large";
     case RejectReason::kBusy:
       return "busy";
+    case RejectReason::kReplyTooLarge:
+      return "reply_too_large";
     case RejectReason::kConnectionLimit:
       return "connection_limit";
     case RejectReason::kClientConnectionLimit:

@@ -18,10 +18,11 @@ enum class RejectReason {
   kHeadersTooLarge,        // 431: too many header fields, or too many bytes of them
   kBodyTooLarge,           // 413: more body than the route accepts
   kBusy,                   // 503: the worker pool's queue was full
+  kReplyTooLarge,          // 422: an added route's reply (a query result) exceeded the reply limit
   kConnectionLimit,        // the connection was refused: the server holds its maximum of connections
   kClientConnectionLimit,  // the connection was refused: that client address holds its maximum
 };
-inline constexpr std::size_t kRejectReasons = 7;
+inline constexpr std::size_t kRejectReasons = 8;
 
 // The reason's label value on gpuwatch_http_requests_rejected_total.
 const char* reject_reason_name(RejectReason reason);

@@ -60,6 +60,10 @@ class LimitsTest : public ::testing::Test {
                                                   std::to_string(req.body.size());
                                          return r;
                                        }});
+    options.routes.push_back(
+        HttpRoute{{"GET"}, "/api/v1/sized", "", [](const HttpRequest& req) {
+                    return HttpReply{200, "text/plain", std::string(std::stoul(req.param("bytes")), 'r'), {}};
+                  }});
     options.routes.push_back(HttpRoute{{"GET"}, "/api/v1/held", "", [this](const HttpRequest&) {
                                          gate_.wait();
                                          return HttpReply{200, "text/plain", "released", {}};
@@ -186,6 +190,22 @@ TEST_F(LimitsTest, ChunkedBodyOverTheLimitIsCutWhileReading) {
     EXPECT_EQ(reply_status(reply), 413) << reply;
   }
   EXPECT_EQ(rejected("body_too_large"), 1);
+}
+
+TEST_F(LimitsTest, ReplyOverTheLimitIs422) {
+  HttpServerOptions options;
+  options.max_reply_bytes = 1000;
+  start(options);
+  httplib::Client client("127.0.0.1", server_->port());
+  auto fits = client.Get("/api/v1/sized?bytes=1000");
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->status, 200);
+  EXPECT_EQ(fits->body.size(), 1000u);
+  auto large = client.Get("/api/v1/sized?bytes=1001");
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->status, 422);
+  EXPECT_EQ(nlohmann::json::parse(large->body)["errorType"], "execution");
+  EXPECT_EQ(rejected("reply_too_large"), 1);
 }
 
 TEST_F(LimitsTest, AdmissionRunsBeforeTheBodyIsRead) {
