@@ -154,7 +154,16 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kStoreCorruptWalRecords, "gpuwatch_store_corrupt_wal_records_total", kCounter, kAgent, "", "", "", "",       \
     "Damaged write-ahead log records found at start-up outside the last segment's tail")                     \
   X(kStoreWalDroppedBytes, "gpuwatch_store_wal_dropped_bytes_total", kCounter, kAgent, "bytes", "", "", "",      \
-    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")
+    "Write-ahead log bytes given up while the disk refused writes (their samples stayed in memory)")           \
+  X(kHttpRejected, "gpuwatch_http_requests_rejected_total", kCounter, kAgent, "", "reason", "", "",                \
+    "Requests and connections the HTTP server refused or cut off (reason: header_timeout, body_timeout, "         \
+    "headers_too_large, body_too_large, busy, reply_too_large, connection_limit, client_connection_limit)")       \
+  X(kHttpConnections, "gpuwatch_http_connections", kGauge, kAgent, "", "", "", "",                               \
+    "Client connections the HTTP server holds open")                                                            \
+  X(kHttpInFlight, "gpuwatch_http_requests_in_flight", kGauge, kAgent, "", "", "", "",                           \
+    "Requests to the query and alerting APIs being answered by the HTTP server's worker pool")                  \
+  X(kHttpQueued, "gpuwatch_http_requests_queued", kGauge, kAgent, "", "", "", "",                                \
+    "Requests to the query and alerting APIs waiting for a worker")
 // clang-format on
 
 enum class Metric : std::uint16_t {

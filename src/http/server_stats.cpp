@@ -1,8 +1,26 @@
 #include "http/server_stats.h"
 
-#include <vector>
+#include "core/metric_catalogue.h"
 
 namespace gpuwatch {
+namespace {
+
+Family family_of(Metric m) {
+  const MetricDef& def = metric_def(m);
+  return Family{def.name,
+                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
+                def.unit,
+                def.help,
+                {}};
+}
+
+Family single(Metric m, double value) {
+  Family f = family_of(m);
+  f.series.push_back(Series{{}, value});
+  return f;
+}
+
+}  // namespace
 
 const char* reject_reason_name(RejectReason reason) {
   switch (reason) {
@@ -28,33 +46,16 @@ const char* reject_reason_name(RejectReason reason) {
 
 void ServerStats::append_metrics(std::string& out, ExpositionFormat format, std::size_t in_flight,
                                  std::size_t queued) const {
-  Family rejected{"gpuwatch_http_requests_rejected_total",
-                  FamilyType::kCounter,
-                  "",
-                  "Requests and connections the HTTP server refused or cut off, by reason",
-                  {}};
+  Family rejected = family_of(Metric::kHttpRejected);
   for (std::size_t i = 0; i < kRejectReasons; ++i) {
+    // Every reason from 0, so that an alert on a rate sees the first refusal.
     rejected.series.push_back(Series{{{"reason", reject_reason_name(static_cast<RejectReason>(i))}},
                                      static_cast<double>(rejected_[i].load())});
   }
-  const Family connections{"gpuwatch_http_connections",
-                           FamilyType::kGauge,
-                           "",
-                           "Client connections the HTTP server holds open",
-                           {Series{{}, static_cast<double>(this->connections.load())}}};
-  const Family running{"gpuwatch_http_requests_in_flight",
-                       FamilyType::kGauge,
-                       "",
-                       "Requests to added routes (queries, alerts) being answered by the worker pool",
-                       {Series{{}, static_cast<double>(in_flight)}}};
-  const Family waiting{"gpuwatch_http_requests_queued",
-                       FamilyType::kGauge,
-                       "",
-                       "Requests to added routes waiting for a worker",
-                       {Series{{}, static_cast<double>(queued)}}};
-  for (const Family* f : std::initializer_list<const Family*>{&rejected, &connections, &running, &waiting}) {
-    append_family(out, *f, format);
-  }
+  append_family(out, rejected, format);
+  append_family(out, single(Metric::kHttpConnections, static_cast<double>(connections.load())), format);
+  append_family(out, single(Metric::kHttpInFlight, static_cast<double>(in_flight)), format);
+  append_family(out, single(Metric::kHttpQueued, static_cast<double>(queued)), format);
 }
 
 }  // namespace gpuwatch
