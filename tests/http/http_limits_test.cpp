@@ -340,6 +340,52 @@ TEST_F(LimitsTest, TricklingClientIsCutOffAtTheHeaderDeadline) {
   EXPECT_EQ(rejected("header_timeout"), 1);
 }
 
+TEST_F(LimitsTest, TricklingBodyIsCutOffAtTheBodyDeadline) {
+  HttpServerOptions options;
+  options.body_timeout = milliseconds(400);
+  start(options);
+  RawClient client(server_->port());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(client.send("POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"));
+  const auto before = std::chrono::steady_clock::now();
+  bool cut = false;
+  for (int i = 0; i < 100; ++i) {
+    if (!client.send("b") || client.closed_within(milliseconds(50))) {
+      cut = true;
+      break;
+    }
+  }
+  EXPECT_TRUE(cut);
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(3));
+  EXPECT_EQ(rejected("body_timeout"), 1);
+}
+
+TEST_F(LimitsTest, ConnectionsInAllAreLimited) {
+  HttpServerOptions options;
+  options.max_connections = 2;
+  start(options);
+  RawClient first(server_->port());
+  RawClient second(server_->port());
+  for (RawClient* c : {&first, &second}) {
+    c->send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_EQ(reply_status(c->read_reply(milliseconds(3000))), 200);
+  }
+  RawClient third(server_->port());
+  ASSERT_TRUE(third.connected());
+  EXPECT_TRUE(third.closed_within(milliseconds(3000)));
+  first.shutdown_write();
+  EXPECT_TRUE(first.closed_within(milliseconds(3000)));
+  second.shutdown_write();
+  EXPECT_TRUE(second.closed_within(milliseconds(3000)));
+  // Bounded wait for the server to see both close, then the count is free again.
+  double refused = -1;
+  for (int i = 0; i < 50 && refused < 0; ++i) {
+    std::this_thread::sleep_for(milliseconds(20));
+    refused = rejected("connection_limit");
+  }
+  EXPECT_GE(refused, 1);
+}
+
 TEST_F(LimitsTest, ConnectionsPerClientAreLimited) {
   HttpServerOptions options;
   options.max_connections_per_client = 3;
