@@ -31,8 +31,9 @@ struct HttpServerOptions {
   unsigned event_threads = 2;                    // threads that read requests and answer the built-in routes
 
   // Limits. A refused request or connection is counted in gpuwatch_http_requests_rejected_total{reason}.
-  unsigned max_connections = 512;                    // open connections in all; more are refused at accept
-  unsigned max_connections_per_client = 128;         // open connections from one client address
+  unsigned max_connections = 512;  // open connections in all; more are refused at accept
+  // Open connections from one client address: half of all, as a local proxy may bring every client from one.
+  unsigned max_connections_per_client = 256;
   std::chrono::milliseconds header_timeout{10'000};  // request line and headers, from accept (or first byte)
   std::chrono::milliseconds body_timeout{30'000};    // the body, from the end of the headers
   std::chrono::milliseconds idle_timeout{60'000};    // a kept-alive connection with no request
