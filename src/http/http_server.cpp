@@ -248,6 +248,8 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
   const int header_count = MHD_get_connection_values(connection, MHD_HEADER_KIND, nullptr, nullptr);
   std::size_t header_bytes = path.size() + method.size();
   MHD_get_connection_values(connection, MHD_HEADER_KIND, &add_header_bytes, &header_bytes);
+  MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &add_header_bytes,
+                            &header_bytes);  // the query
   if (header_count < 0 || static_cast<std::size_t>(header_count) > options.max_headers ||
       header_bytes > options.max_header_bytes) {
     return reject(connection, ctx, RejectReason::kHeadersTooLarge, 431,

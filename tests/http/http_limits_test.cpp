@@ -318,6 +318,10 @@ TEST_F(LimitsTest, LongQueryUrisAndFormBodiesReachTheRoute) {
     EXPECT_EQ(posted->status, 200) << posted->body;
     EXPECT_EQ(posted->body.substr(0, posted->body.find(' ')), std::to_string(query.size()));
   }
+  // Above the limit on request line and headers (80 KiB by default) it is refused, not served.
+  auto over = client.Get("/api/v1/echo?query=" + std::string(100 * 1024, 'x'));
+  ASSERT_TRUE(over);
+  EXPECT_TRUE(over->status == 431 || over->status == 414) << over->status;
 }
 
 TEST_F(LimitsTest, PathsThatAreNotUtf8GetJsonErrors) {
