@@ -68,7 +68,7 @@ void ConnectionDeadlines::watch() {
 
 void ConnectionDeadlines::cut_late(std::chrono::steady_clock::time_point now) {
   for (auto& [key, c] : connections_) {
-    if (c->cut_) continue;
+    if (c->cut_ || c->fd_ < 0) continue;
     const Phase phase = c->phase_.load();
     const auto since =
         std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(c->since_.load()));

@@ -461,7 +461,7 @@ void HttpServer::start() {
           self.deadlines.open(fd == nullptr ? -1 : fd->connect_fd,
                               addr == nullptr ? std::string() : client_address(addr->client_addr));
       ++self.stats.connections;
-    } else {
+    } else if (*socket_context != nullptr) {
       self.deadlines.close(static_cast<ConnectionDeadlines::Connection*>(*socket_context));
       *socket_context = nullptr;
       --self.stats.connections;
