@@ -8,6 +8,7 @@
 
 #include "alerting/alert_json.h"
 #include "alerting/alert_metrics.h"
+#include "alerting/bearer_token.h"
 #include "alerting/inhibition.h"
 #include "core/json_text.h"
 #include "core/utf8.h"
@@ -111,12 +112,13 @@ std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req
     return error_reply(403, "silences cannot be changed: no API token is configured (set api_token_file)");
   }
   const std::string auth = req.header("Authorization");
-  if (auth.rfind("Bearer ", 0) != 0) {
+  const std::optional<std::string_view> token = bearer_token(auth);
+  if (!token) {
     HttpReply r = error_reply(401, "missing bearer token: send 'Authorization: Bearer <token>'");
     r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"gpuwatch\"");
     return r;
   }
-  if (!same_secret(auth.substr(7), options_.api_token)) return error_reply(403, "wrong bearer token");
+  if (!same_secret(std::string(*token), options_.api_token)) return error_reply(403, "wrong bearer token");
   if (!options_.alertmanager_url.empty()) {
     return error_reply(409, "an Alertmanager is configured (" + options_.alertmanager_url +
                                 ") and does the silencing: add the silence there (amtool silence add ...)");
@@ -162,19 +164,30 @@ HttpReply AlertingService::runbook(const HttpRequest& req) const {
 }
 
 std::vector<HttpRoute> AlertingService::routes() {
+  // Mutations are refused before their body is read; a silence is a few hundred bytes.
+  constexpr std::size_t kMaxSilenceBytes = 64 * 1024;
+  HttpRoute silences{
+      {"GET", "POST"},
+      "/api/v1/silences",
+      "silences (POST one with a bearer token)",
+      [this](const HttpRequest& req) { return req.method == "POST" ? add_silence(req) : list_silences(); },
+      [this](const HttpRequest& req) {
+        return req.method == "POST" ? refuse_mutation(req) : std::optional<HttpReply>();
+      },
+      kMaxSilenceBytes};
+  HttpRoute delete_one{{"DELETE"},
+                       "/api/v1/silence/([A-Za-z0-9_-]+)",
+                       "",
+                       [this](const HttpRequest& req) { return delete_silence(req); },
+                       [this](const HttpRequest& req) { return refuse_mutation(req); },
+                       kMaxSilenceBytes};
   return {
       {{"GET"},
        "/api/v1/alerts",
        "pending and firing alerts (Prometheus's format)",
        [this](const HttpRequest&) { return list_alerts(); }},
-      {{"GET", "POST"},
-       "/api/v1/silences",
-       "silences (POST one with a bearer token)",
-       [this](const HttpRequest& req) { return req.method == "POST" ? add_silence(req) : list_silences(); }},
-      {{"DELETE"},
-       "/api/v1/silence/([A-Za-z0-9_-]+)",
-       "",
-       [this](const HttpRequest& req) { return delete_silence(req); }},
+      std::move(silences),
+      std::move(delete_one),
       {{"GET"}, "/runbooks/([A-Za-z0-9_]+)", "", [this](const HttpRequest& req) { return runbook(req); }},
   };
 }

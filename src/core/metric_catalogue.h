@@ -170,7 +170,16 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kSinkDropped, "gpuwatch_sink_dropped_snapshots_total", kCounter, kAgent, "", "sink", "", "",                 \
     "Snapshots the sink never consumed because its queue was full (it fell behind)")                         \
   X(kSinkQueueLength, "gpuwatch_sink_queue_length", kGauge, kAgent, "", "sink", "", "",                          \
-    "Snapshots waiting in the sink's queue")
+    "Snapshots waiting in the sink's queue")                                                                         \
+  X(kHttpRejected, "gpuwatch_http_requests_rejected_total", kCounter, kAgent, "", "reason", "", "",                \
+    "Requests and connections the HTTP server refused or cut off (reason: header_timeout, body_timeout, "         \
+    "headers_too_large, body_too_large, busy, reply_too_large, connection_limit, client_connection_limit)")       \
+  X(kHttpConnections, "gpuwatch_http_connections", kGauge, kAgent, "", "", "", "",                               \
+    "Client connections the HTTP server holds open")                                                            \
+  X(kHttpInFlight, "gpuwatch_http_requests_in_flight", kGauge, kAgent, "", "", "", "",                           \
+    "Requests to the query and alerting APIs being answered by the HTTP server's worker pool")                  \
+  X(kHttpQueued, "gpuwatch_http_requests_queued", kGauge, kAgent, "", "", "", "",                                \
+    "Requests to the query and alerting APIs waiting for a worker")
 // clang-format on
 
 enum class Metric : std::uint16_t {

@@ -22,6 +22,8 @@ class UniqueFd {
   }
   int get() const { return fd_; }
   explicit operator bool() const { return fd_ >= 0; }
+  // Gives up ownership (to a library that closes the descriptor itself) and returns it.
+  int release() { return std::exchange(fd_, -1); }
   void reset() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;

@@ -1,13 +1,19 @@
 // gpuwatch's HTTP endpoint: /metrics (text 0.0.4, OpenMetrics, dcgm naming, gzip), /healthz, /readyz,
 // /api/v1/gpus (JSON), an index at /, and the routes other parts add (HttpServerOptions::routes). Handlers
 // read only the latest snapshot, never a device, so a hung driver call cannot hang a scrape.
+//
+// The server is event-driven (libmicrohttpd): a slow or idle client holds a connection, not a thread. The
+// built-in routes are answered on the event threads at once; the added routes run on a small bounded worker
+// pool, so a slow query never delays a scrape, and when the pool's queue is full they are answered 503 at
+// once. Deadlines and limits (HttpServerOptions) bound what one client can make the server wait for or hold.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/snapshot.h"
@@ -20,7 +26,21 @@ struct HttpServerOptions {
   std::string listen = "127.0.0.1:19400";        // ADDR:PORT; port 0 picks a free port (see port())
   MetricNaming naming = MetricNaming::kNative;   // the default; /metrics?naming=dcgm|native overrides it
   std::string dcgm_hostname_label = "Hostname";  // or "hostname" (dcgm-exporter 4.x)
-  unsigned threads = 4;
+  unsigned threads = 4;                          // worker threads for the added routes (queries, alerts)
+  std::size_t queue = 16;                        // added-route requests that may wait for a worker; then 503
+  unsigned event_threads = 2;                    // threads that read requests and answer the built-in routes
+
+  // Limits. A refused request or connection is counted in gpuwatch_http_requests_rejected_total{reason}.
+  unsigned max_connections = 512;  // open connections in all; more are refused at accept
+  // Open connections from one client address: half of all, as a local proxy may bring every client from one.
+  unsigned max_connections_per_client = 256;
+  std::chrono::milliseconds header_timeout{10'000};  // request line and headers, from accept (or first byte)
+  std::chrono::milliseconds body_timeout{30'000};    // the body, from the end of the headers
+  std::chrono::milliseconds idle_timeout{60'000};    // a kept-alive connection with no request
+  std::size_t max_header_bytes = 80 * 1024;  // request line (so a 64 KiB query URI fits) and headers; 431
+  std::size_t max_headers = 100;             // header fields; 431
+  std::size_t max_body_bytes = 1024 * 1024;  // for a route that does not say (HttpRoute::max_body_bytes); 413
+  std::size_t max_reply_bytes = 64 * 1024 * 1024;  // an added route's reply (a query result); 422
   // Further endpoints (query API, alerts, ...), matched before the built-in 404/405 answers.
   std::vector<HttpRoute> routes;
   // Families appended to /metrics in every naming (the alerts); see ExtraFamilies.
@@ -41,7 +61,8 @@ class HttpServer {
   void start();
   // The bound port (useful after listening on port 0); 0 before start().
   int port() const { return port_; }
-  // Stops accepting, finishes requests in flight and joins the server thread. Safe to call twice.
+  // Stops accepting, finishes the requests the workers are answering (queued ones get 503), closes every
+  // connection and joins the server's threads. Safe to call twice.
   void stop();
   // Changes the default naming (a configuration reload); takes effect on the next request.
   void set_naming(MetricNaming naming) { naming_ = naming; }
@@ -53,7 +74,6 @@ class HttpServer {
   std::function<bool()> ready_;
   std::atomic<MetricNaming> naming_;
   std::unique_ptr<Impl> impl_;
-  std::thread thread_;
   int port_ = 0;
 };
 

@@ -35,7 +35,7 @@ ListenAddress parse_listen_address(std::string_view text) {
   return ListenAddress{host.empty() ? "0.0.0.0" : std::string(host), port};
 }
 
-std::string bind_failure_reason(const ListenAddress& address) {
+UniqueFd open_listen_socket(const ListenAddress& address, int backlog) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -43,29 +43,25 @@ std::string bind_failure_reason(const ListenAddress& address) {
   addrinfo* raw = nullptr;
   const std::string port = std::to_string(address.port);
   if (const int rc = ::getaddrinfo(address.host.c_str(), port.c_str(), &hints, &raw); rc != 0) {
-    return ::gai_strerror(rc);
+    throw std::runtime_error(::gai_strerror(rc));
   }
   const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> info(raw, &::freeaddrinfo);
   std::string reason = "no usable address";
   for (const addrinfo* ai = info.get(); ai != nullptr; ai = ai->ai_next) {
-    const UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol));
-    if (fd.get() < 0) {
+    UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+    if (!fd) {
       reason = std::strerror(errno);
       continue;
     }
     const int yes = 1;
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
+    if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd.get(), backlog) != 0) {
       reason = std::strerror(errno);
       continue;
     }
-    if (::listen(fd.get(), 1) != 0) {
-      reason = std::strerror(errno);
-      continue;
-    }
-    return "the address is usable now; it was not when the server tried";
+    return fd;
   }
-  return reason;
+  throw std::runtime_error(reason);
 }
 
 }  // namespace gpuwatch

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/unique_fd.h"
+
 namespace gpuwatch {
 
 struct ListenAddress {
@@ -15,7 +17,9 @@ struct ListenAddress {
 // Throws std::invalid_argument saying what is wrong and what was expected.
 ListenAddress parse_listen_address(std::string_view text);
 
-// Why binding host:port fails, in the system's words ("Address already in use"), found by trying it.
-std::string bind_failure_reason(const ListenAddress& address);
+// A listening TCP socket on host:port (the first address that binds), with SO_REUSEADDR and without
+// SO_REUSEPORT, so that a second agent on the same port fails instead of sharing it. Throws
+// std::runtime_error with the system's reason ("Address already in use").
+UniqueFd open_listen_socket(const ListenAddress& address, int backlog);
 
 }  // namespace gpuwatch

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -71,6 +72,38 @@ TEST(AlertingApi, MutationsNeedTheToken) {
   EXPECT_EQ(api.call("DELETE", "/api/v1/silence/" + id).status, 401);
   EXPECT_EQ(api.call("DELETE", "/api/v1/silence/" + id, "", "s3cret").status, 200);
   EXPECT_EQ(api.call("DELETE", "/api/v1/silence/" + id, "", "s3cret").status, 404);
+}
+
+// RFC 7235: the scheme name is case-insensitive; and the server can refuse before reading a body.
+TEST(AlertingApi, TokenSchemeIsCaseInsensitiveAndCheckedBeforeTheBody) {
+  AlertingService service(options("s3cret"), [] { return std::int64_t{1000}; });
+  const auto routes = service.routes();
+  const auto post = std::find_if(routes.begin(), routes.end(),
+                                 [](const HttpRoute& r) { return r.pattern == "/api/v1/silences"; });
+  ASSERT_NE(post, routes.end());
+  ASSERT_TRUE(post->admit);
+  EXPECT_GT(post->max_body_bytes, 0u);
+  HttpRequest req;
+  req.method = "POST";
+  req.path = "/api/v1/silences";
+  const auto refused = post->admit(req);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  for (const std::string auth : {"bearer s3cret", "BEARER s3cret", "Bearer  s3cret"}) {
+    req.headers = {{"Authorization", auth}};
+    EXPECT_FALSE(post->admit(req)) << auth;
+    req.body = kSilence;
+    EXPECT_EQ(post->handle(req).status, 200) << auth;
+    req.body.clear();
+  }
+  req.headers = {{"authorization", "bearer guess"}};
+  ASSERT_TRUE(post->admit(req));
+  EXPECT_EQ(post->admit(req)->status, 403);
+  req.headers = {{"Authorization", "Basic czNjcmV0"}};
+  EXPECT_EQ(post->admit(req)->status, 401);
+  req.method = "GET";
+  req.headers.clear();
+  EXPECT_FALSE(post->admit(req)) << "reading silences needs no token";
 }
 
 TEST(AlertingApi, NoTokenConfiguredMeansReadOnly) {

@@ -1,0 +1,61 @@
+#include "http/server_stats.h"
+
+#include "core/metric_catalogue.h"
+
+namespace gpuwatch {
+namespace {
+
+Family family_of(Metric m) {
+  const MetricDef& def = metric_def(m);
+  return Family{def.name,
+                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
+                def.unit,
+                def.help,
+                {}};
+}
+
+Family single(Metric m, double value) {
+  Family f = family_of(m);
+  f.series.push_back(Series{{}, value});
+  return f;
+}
+
+}  // namespace
+
+const char* reject_reason_name(RejectReason reason) {
+  switch (reason) {
+    case RejectReason::kHeaderTimeout:
+      return "header_timeout";
+    case RejectReason::kBodyTimeout:
+      return "body_timeout";
+    case RejectReason::kHeadersTooLarge:
+      return "headers_too_large";
+    case RejectReason::kBodyTooLarge:
+      return "body_too_large";
+    case RejectReason::kBusy:
+      return "busy";
+    case RejectReason::kReplyTooLarge:
+      return "reply_too_large";
+    case RejectReason::kConnectionLimit:
+      return "connection_limit";
+    case RejectReason::kClientConnectionLimit:
+      return "client_connection_limit";
+  }
+  return "unknown";
+}
+
+void ServerStats::append_metrics(std::string& out, ExpositionFormat format, std::size_t in_flight,
+                                 std::size_t queued) const {
+  Family rejected = family_of(Metric::kHttpRejected);
+  for (std::size_t i = 0; i < kRejectReasons; ++i) {
+    // Every reason from 0, so that an alert on a rate sees the first refusal.
+    rejected.series.push_back(Series{{{"reason", reject_reason_name(static_cast<RejectReason>(i))}},
+                                     static_cast<double>(rejected_[i].load())});
+  }
+  append_family(out, rejected, format);
+  append_family(out, single(Metric::kHttpConnections, static_cast<double>(connections.load())), format);
+  append_family(out, single(Metric::kHttpInFlight, static_cast<double>(in_flight)), format);
+  append_family(out, single(Metric::kHttpQueued, static_cast<double>(queued)), format);
+}
+
+}  // namespace gpuwatch
