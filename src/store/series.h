@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/label_matcher.h"
+
 namespace gpuwatch::store {
 
 // Label pairs sorted by name, "__name__" included (it sorts first among the usual lowercase names since
@@ -36,12 +38,8 @@ struct SeriesPoints {
   std::vector<Point> points;  // ascending t_ms, no duplicates
 };
 
-struct LabelMatcher {
-  enum class Op { kEqual, kNotEqual, kRegexMatch, kRegexNoMatch };
-  std::string name;
-  Op op = Op::kEqual;
-  std::string value;  // a regex for the regex ops, anchored at both ends as in Prometheus
-};
+// A compiled matcher (core/label_matcher.h): regexes are RE2, anchored at both ends as in Prometheus.
+using LabelMatcher = gpuwatch::LabelMatcher;
 
 // What queries read. Implementations must be safe to call from several threads at once.
 class SeriesSource {

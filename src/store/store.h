@@ -12,6 +12,15 @@
 //   samples stay queryable in memory and are sealed into blocks later).
 // - A block whose checksum fails is never returned as data: it is skipped, counted and logged.
 // - All methods are thread-safe.
+//
+// Locking (queries never hold a lock that append() or the flusher needs for longer than a copy):
+// - mu_ guards the index and the head; append() and the flusher take it. A query takes it twice, briefly:
+//   once to copy the candidate series (shared, immutable label sets; no regex runs under it), once to take
+//   shared references to the matching series' head blocks. Matching, decoding and evaluation run unlocked.
+// - read_mu_ guards the query side's SQLite connection; only queries take it, so a slow query delays other
+//   queries, never an append or a sync.
+// - io_mu_ serialises the flusher's WAL and SQLite writes (flusher, commit(), maintain()).
+// - corrupt_mu_ guards the set of corrupt blocks already logged; stop_mu_ the flusher's stop signal.
 #pragma once
 
 #include <atomic>
@@ -113,6 +122,8 @@ class Store final : public SeriesSource, public SeriesAppender {
   void downsample();
   SeriesId rollup_series(SeriesId raw, std::string_view suffix,
                          std::vector<std::pair<SeriesId, Labels>>& created);
+  // The series whose labels satisfy the matchers, ascending by id; takes mu_ only to copy the candidates.
+  std::vector<LabelIndex::Candidate> matching(std::span<const LabelMatcher> matchers) const;
   void note_error(const StoreError& e);
   void note_success();
   void run_flusher();

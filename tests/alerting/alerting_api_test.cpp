@@ -94,7 +94,7 @@ TEST(AlertingApi, BadSilencesSayWhatIsWrong) {
                R"({"matchers":[{"name":"gpu","value":"(","isRegex":true}],"startsAt":"2026-01-01T00:00:00Z",
                    "endsAt":"2026-01-02T00:00:00+02:00"})",
                "t");
-  EXPECT_NE(r.body.find("invalid regex"), std::string::npos);
+  EXPECT_NE(r.body.find("invalid regular expression"), std::string::npos);
 }
 
 TEST(AlertingApi, SilencesSurviveARestart) {
