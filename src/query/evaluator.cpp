@@ -116,14 +116,15 @@ class Evaluator {
   // checking the query's time and counting its points against the sample limit series by series.
   void for_each_series(const Expr& selector, std::int64_t before,
                        const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn) {
-    budget_.check_time();
-    source_.for_each_series(selector.matchers, minus_ms(minus_ms(steps_.start, selector.offset_ms), before),
-                            minus_ms(steps_.end, selector.offset_ms),
-                            [&](const store::Labels& labels, std::span<const store::Point> points) {
-                              budget_.check_time();
-                              budget_.take_samples(points.size());
-                              fn(labels, points);
-                            });
+    source_.for_each_series_checked(
+        selector.matchers, minus_ms(minus_ms(steps_.start, selector.offset_ms), before),
+        minus_ms(steps_.end, selector.offset_ms),
+        [&](const store::Labels& labels, std::span<const store::Point> points) {
+          budget_.check_time();
+          budget_.take_samples(points.size());
+          fn(labels, points);
+        },
+        [this] { budget_.check_time(); });
   }
 
   // An instant selector: at each step, the newest point no older than the lookback, unless that point is

@@ -60,6 +60,17 @@ class SeriesSource {
                                const std::function<void(const Labels&, std::span<const Point>)>& fn) const {
     for (const auto& s : select(matchers, min_t, max_t)) fn(s.labels, s.points);
   }
+  // Called now and then while series are selected and read (never under a lock appends take); it throws
+  // to stop the read, and the exception leaves for_each_series_checked. The query engine's deadline.
+  using Checkpoint = std::function<void()>;
+  // for_each_series, calling `checkpoint` between steps of the selection as well. Default: once before.
+  virtual void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                       std::int64_t max_t,
+                                       const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                                       const Checkpoint& checkpoint) const {
+    checkpoint();
+    for_each_series(matchers, min_t, max_t, fn);
+  }
 };
 
 // What ingestion writes. append() takes points of one series in time order; an out-of-order or duplicate

@@ -103,6 +103,10 @@ class Store final : public SeriesSource, public SeriesAppender {
                                    std::int64_t max_t) const override;
   std::vector<Labels> series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                              std::int64_t max_t) const override;
+  // Checks while matching candidates (every few series) and before reading each series' sealed blocks.
+  void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                               const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                               const Checkpoint& checkpoint) const override;
 
   // One flusher pass: write and sync the WAL, seal finished blocks into SQLite, delete WAL segments whose
   // samples are all sealed, and (when due) apply retention. Returns false when a write failed.
@@ -123,7 +127,10 @@ class Store final : public SeriesSource, public SeriesAppender {
   SeriesId rollup_series(SeriesId raw, std::string_view suffix,
                          std::vector<std::pair<SeriesId, Labels>>& created);
   // The series whose labels satisfy the matchers, ascending by id; takes mu_ only to copy the candidates.
-  std::vector<LabelIndex::Candidate> matching(std::span<const LabelMatcher> matchers) const;
+  std::vector<LabelIndex::Candidate> matching(std::span<const LabelMatcher> matchers,
+                                              const Checkpoint* checkpoint = nullptr) const;
+  std::vector<SeriesPoints> read(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                 std::int64_t max_t, const Checkpoint* checkpoint) const;
   void note_error(const StoreError& e);
   void note_success();
   void run_flusher();

@@ -9,7 +9,8 @@
 
 namespace gpuwatch::store {
 
-std::vector<LabelIndex::Candidate> Store::matching(std::span<const LabelMatcher> matchers) const {
+std::vector<LabelIndex::Candidate> Store::matching(std::span<const LabelMatcher> matchers,
+                                                   const Checkpoint* checkpoint) const {
   std::vector<LabelIndex::Candidate> candidates;
   {
     std::lock_guard lock(mu_);
@@ -17,14 +18,30 @@ std::vector<LabelIndex::Candidate> Store::matching(std::span<const LabelMatcher>
   }
   // The matchers (regexes among them) run on the shared label sets after the lock is released: however
   // many series a selector scans, appends wait only for the candidate list to be copied.
-  std::erase_if(candidates,
-                [&](const LabelIndex::Candidate& c) { return !matches_all(matchers, *c.labels); });
+  std::size_t seen = 0;
+  std::erase_if(candidates, [&](const LabelIndex::Candidate& c) {
+    if (checkpoint && ++seen % 64 == 0) (*checkpoint)();
+    return !matches_all(matchers, *c.labels);
+  });
   return candidates;
 }
 
 std::vector<SeriesPoints> Store::select(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                                         std::int64_t max_t) const {
-  const std::vector<LabelIndex::Candidate> matched = matching(matchers);
+  return read(matchers, min_t, max_t, nullptr);
+}
+
+void Store::for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                    std::int64_t max_t,
+                                    const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                                    const Checkpoint& checkpoint) const {
+  checkpoint();
+  for (const auto& s : read(matchers, min_t, max_t, &checkpoint)) fn(s.labels, s.points);
+}
+
+std::vector<SeriesPoints> Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                      std::int64_t max_t, const Checkpoint* checkpoint) const {
+  const std::vector<LabelIndex::Candidate> matched = matching(matchers, checkpoint);
   std::vector<SeriesId> ids;
   std::vector<SeriesPoints> out;
   ids.reserve(matched.size());
@@ -48,6 +65,8 @@ std::vector<SeriesPoints> Store::select(std::span<const LabelMatcher> matchers, 
   {
     std::lock_guard lock(read_mu_);
     for (std::size_t i = 0; i < ids.size(); ++i) {
+      // Between series, never inside read_blocks: a stop leaves no statement half read.
+      if (checkpoint) (*checkpoint)();
       auto& points = out[i].points;
       read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
         try {
