@@ -72,14 +72,6 @@ std::vector<LabelIndex::Candidate> LabelIndex::candidates(std::span<const LabelM
   return out;
 }
 
-std::vector<SeriesId> LabelIndex::select(std::span<const LabelMatcher> matchers) const {
-  std::vector<SeriesId> ids;
-  for (const auto& c : candidates(matchers)) {
-    if (matches_all(matchers, *c.labels)) ids.push_back(c.id);
-  }
-  return ids;
-}
-
 void encode_labels(const Labels& labels, std::vector<std::uint8_t>& out) {
   ByteWriter w(out);
   w.varint(labels.size());

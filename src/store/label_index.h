@@ -37,8 +37,6 @@ class LabelIndex {
   // non-empty pair (through the postings), or all. Cheap (no regex runs), so the store calls it under its
   // lock and matches the candidates (matches_all) after releasing it.
   std::vector<Candidate> candidates(std::span<const LabelMatcher> matchers) const;
-  // Ids of series whose labels satisfy every matcher, ascending.
-  std::vector<SeriesId> select(std::span<const LabelMatcher> matchers) const;
 
  private:
   struct Hash {
