@@ -161,7 +161,9 @@ TEST_F(QueryLimits, TimesAtTheEndsOfTheRangeDoNotOverflow) {
   // An instant query at the ends, with an offset and the lookback reaching beyond them.
   for (const char* t : {"-9.2e15", "9.2e15"}) {
     for (const char* q : {"gpu_power_watts", "gpu_power_watts offset 1h", "gpu_power_watts offset -1h",
-                          "rate(gpu_power_watts[5m] offset -1y)", "time()"}) {
+                          "rate(gpu_power_watts[5m] offset -1y)", "time()", "gpu_power_watts offset 1000000y",
+                          "gpu_power_watts offset -1000000y", "max_over_time(gpu_power_watts[1000000y])",
+                          "max_over_time(gpu_power_watts[1000000y] offset -1000000y)"}) {
       EXPECT_EQ(call(routes_, "/api/v1/query", {{"query", q}, {"time", t}}).status, 200) << q << " at " << t;
     }
   }
