@@ -101,6 +101,10 @@ TEST_F(QueryLimits, ARegexOverAHugeValueDoesNotCrash) {
 TEST_F(QueryLimits, AnInvalidRegexIsBadDataInValidUtf8) {
   const std::string e = bad_query("gpu_power_watts{gpu=~\"(\xff\"}");
   EXPECT_NE(e.find("invalid regular expression"), std::string::npos) << e;
+  // Any error quoting the query: the bytes a client sent come back as valid UTF-8 (json::parse throws
+  // on anything else).
+  const std::string quoted = bad_query("gpu_power_watts{gpu=\"0\"} \xff\xfe");
+  EXPECT_NE(quoted.find("\xEF\xBF\xBD"), std::string::npos) << quoted;  // U+FFFD
 }
 
 // 8100 parentheses overflowed the parser's stack, 1600 abs( the evaluator's.
