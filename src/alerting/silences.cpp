@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <regex>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -15,25 +14,15 @@
 
 namespace gpuwatch::alerting {
 
-bool Matcher::matches(const LabelSet& labels) const {
-  const auto it = labels.find(name);
-  const std::string& v = it == labels.end() ? std::string() : it->second;
-  bool hit = v == value;
-  if (is_regex) {
-    try {
-      hit = std::regex_match(v, std::regex(value));
-    } catch (const std::regex_error&) {
-      hit = false;  // rejected when the silence was made; kept safe here
-    }
-  }
-  return hit == is_equal;
+Matcher silence_matcher(std::string name, std::string value, bool is_regex, bool is_equal) {
+  using Op = Matcher::Op;
+  const Op op =
+      is_regex ? (is_equal ? Op::kRegexMatch : Op::kRegexNoMatch) : (is_equal ? Op::kEqual : Op::kNotEqual);
+  return Matcher(std::move(name), op, std::move(value));
 }
 
 bool Silence::selects(const LabelSet& labels) const {
-  for (const auto& m : matchers) {
-    if (!m.matches(labels)) return false;
-  }
-  return !matchers.empty();
+  return !matchers.empty() && matches_all(matchers, labels);
 }
 
 std::optional<std::int64_t> parse_rfc3339(const std::string& text) {
@@ -81,24 +70,22 @@ std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error
       error = where + ": expected {\"name\": string, \"value\": string}";
       return std::nullopt;
     }
-    Matcher matcher{m["name"], m["value"], false, true};
-    for (auto [key, field] : {std::pair{"isRegex", &matcher.is_regex}, {"isEqual", &matcher.is_equal}}) {
+    bool flags[2] = {false, true};  // isRegex, isEqual (Alertmanager's defaults)
+    for (std::size_t f = 0; f < 2; ++f) {
+      const char* key = f == 0 ? "isRegex" : "isEqual";
       if (!m.contains(key)) continue;
       if (!m[key].is_boolean()) {
         error = where + "." + key + ": expected true or false, got " + to_json_text(m[key]);
         return std::nullopt;
       }
-      *field = m[key].get<bool>();
+      flags[f] = m[key].get<bool>();
     }
-    if (matcher.is_regex) {
-      try {
-        std::regex check(matcher.value);
-      } catch (const std::regex_error& e) {
-        error = where + ": invalid regex '" + matcher.value + "': " + e.what();
-        return std::nullopt;
-      }
+    try {
+      s.matchers.push_back(silence_matcher(m["name"], m["value"], flags[0], flags[1]));
+    } catch (const InvalidRegex& e) {
+      error = where + ": " + e.what();
+      return std::nullopt;
     }
-    s.matchers.push_back(std::move(matcher));
   }
   for (auto [key, field] : {std::pair{"startsAt", &s.starts_at_ms}, {"endsAt", &s.ends_at_ms}}) {
     const auto t = j.contains(key) && j[key].is_string() ? parse_rfc3339(j[key]) : std::nullopt;
@@ -126,8 +113,10 @@ std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error
 nlohmann::json silence_json(const Silence& s, std::int64_t now_ms) {
   nlohmann::json matchers = nlohmann::json::array();
   for (const auto& m : s.matchers) {
-    matchers.push_back(
-        {{"name", m.name}, {"value", m.value}, {"isRegex", m.is_regex}, {"isEqual", m.is_equal}});
+    matchers.push_back({{"name", m.name()},
+                        {"value", m.value()},
+                        {"isRegex", m.is_regex()},
+                        {"isEqual", m.op() == Matcher::Op::kEqual || m.op() == Matcher::Op::kRegexMatch}});
   }
   const char* state = now_ms < s.starts_at_ms ? "pending" : now_ms < s.ends_at_ms ? "active" : "expired";
   return {{"id", s.id},

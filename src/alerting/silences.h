@@ -13,16 +13,16 @@
 #include <nlohmann/json.hpp>
 
 #include "alerting/fingerprint.h"
+#include "core/label_matcher.h"
 
 namespace gpuwatch::alerting {
 
-struct Matcher {
-  std::string name;
-  std::string value;
-  bool is_regex = false;
-  bool is_equal = true;
-  bool matches(const LabelSet& labels) const;  // a missing label matches as "" (as in Alertmanager)
-};
+// The agent's one label matcher (core/label_matcher.h): regexes compiled once when the silence is made (RE2,
+// anchored, as Alertmanager does), so matching an alert never compiles or backtracks. A missing label matches
+// as "" (as in Alertmanager).
+using Matcher = gpuwatch::LabelMatcher;
+// Alertmanager's {name, value, isRegex, isEqual} as a matcher; throws InvalidRegex.
+Matcher silence_matcher(std::string name, std::string value, bool is_regex, bool is_equal);
 
 struct Silence {
   std::string id;

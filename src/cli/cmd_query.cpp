@@ -14,6 +14,7 @@
 #include "cli/query_output.h"
 #include "cli/query_store_access.h"
 #include "core/duration.h"
+#include "core/utf8.h"
 #include "query/api_params.h"
 #include "query/engine.h"
 #include "query/query_error.h"
@@ -94,8 +95,8 @@ nlohmann::json evaluate_locally(const QueryArgs& a, bool range, const Params& pa
                             : query::instant_query(*source, a.expr, query::time_param("time", param("time")));
     return nlohmann::json::parse(query::result_to_json(result));
   } catch (const query::QueryError& e) {
-    const bool bad = e.kind() == query::QueryError::Kind::kBadData;
-    return nlohmann::json::parse(query::error_to_json(bad ? "bad_data" : "execution", e.what()));
+    return nlohmann::json::parse(
+        query::error_to_json(query::error_type(e.kind()), gpuwatch::to_valid_utf8(e.what())));
   }
 }
 

@@ -62,8 +62,14 @@ struct Expr {
   bool return_bool = false;
   VectorMatching matching;
   std::vector<std::unique_ptr<Expr>> args;
+  // Levels of this subtree (1 for a leaf); the parser refuses a query deeper than kMaxExpressionDepth, so
+  // the evaluator's recursion (and the tree's destruction) stays well within a thread's stack.
+  int height = 1;
 };
 
 using ExprPtr = std::unique_ptr<Expr>;
+
+// The deepest expression a query may nest: far beyond any hand-written query, far below a stack overflow.
+inline constexpr int kMaxExpressionDepth = 200;
 
 }  // namespace gpuwatch::query

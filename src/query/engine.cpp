@@ -35,6 +35,18 @@ void sort_series(Value& v) {
 
 }  // namespace
 
+void check_steps(const Steps& steps, const EvalOptions& options) {
+  if (steps.end < steps.start) throw bad_data("end timestamp must not be before start time");
+  if (steps.step <= 0) {
+    throw bad_data("zero or negative query resolution step widths are not accepted. Try a positive integer");
+  }
+  // The span is unsigned: end - start of two valid times can exceed int64.
+  if (steps.span() / static_cast<std::uint64_t>(steps.step) >= options.max_points_per_series) {
+    throw bad_data("exceeded maximum resolution of " + std::to_string(options.max_points_per_series) +
+                   " points per timeseries. Try decreasing the query resolution (?step=XX)");
+  }
+}
+
 QueryResult instant_query(const store::SeriesSource& source, std::string_view query, std::int64_t time_ms,
                           const EvalOptions& options) {
   const ExprPtr expr = parse_expression(query);
@@ -53,8 +65,7 @@ QueryResult range_query(const store::SeriesSource& source, std::string_view quer
     throw bad_data(std::string("invalid expression type \"") + value_type_name(expr->type) +
                    "\" for range query, must be Scalar or instant Vector");
   }
-  if (steps.step <= 0) throw bad_data("zero or negative query resolution step widths are not accepted");
-  if (steps.end < steps.start) throw bad_data("end timestamp must not be before start time");
+  check_steps(steps, options);
   QueryResult r;
   r.steps = steps;
   r.range = true;

@@ -22,7 +22,11 @@ struct QueryResult {
 // failures the data causes.
 QueryResult instant_query(const store::SeriesSource& source, std::string_view query, std::int64_t time_ms,
                           const EvalOptions& options = {});
-// The steps are start, start + step, ... <= end. The expression must give a scalar or an instant vector.
+// Throws QueryError(bad_data) unless step > 0, start <= end and the steps number at most
+// options.max_points_per_series, with Prometheus's words.
+void check_steps(const Steps& steps, const EvalOptions& options);
+// The steps are start, start + step, ... <= end (checked by check_steps). The expression must give a scalar
+// or an instant vector.
 QueryResult range_query(const store::SeriesSource& source, std::string_view query, const Steps& steps,
                         const EvalOptions& options = {});
 

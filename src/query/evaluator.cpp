@@ -10,6 +10,7 @@
 #include "query/histogram_quantile.h"
 #include "query/labels_util.h"
 #include "query/operators.h"
+#include "query/query_budget.h"
 #include "query/query_error.h"
 #include "query/sliding_extreme.h"
 
@@ -48,9 +49,14 @@ const Expr& unwrap_parens(const Expr& e) {
 class Evaluator {
  public:
   Evaluator(const store::SeriesSource& source, const Steps& steps, const EvalOptions& options)
-      : source_(source), steps_(steps), n_(steps.count()), options_(options) {}
+      : source_(source),
+        steps_(steps),
+        n_(steps.count()),
+        options_(options),
+        budget_(options.timeout, options.max_samples) {}
 
   Value eval(const Expr& e) {
+    budget_.check_time();
     switch (e.kind) {
       case Expr::Kind::kNumber:
         return scalar(std::vector<double>(n_, e.number));
@@ -92,7 +98,8 @@ class Evaluator {
     return v;
   }
 
-  StepSeries empty_series(store::Labels labels) const {
+  StepSeries empty_series(store::Labels labels) {
+    budget_.take_samples(n_);
     return {std::move(labels), std::vector<double>(n_), std::vector<std::uint8_t>(n_)};
   }
 
@@ -105,11 +112,19 @@ class Evaluator {
     return v;
   }
 
-  // Visits every series of a selector over the whole range (start - offset - before .. end - offset).
+  // Visits every series of a selector over the whole range (start - offset - before .. end - offset),
+  // checking the query's time and counting its points against the sample limit series by series.
   void for_each_series(const Expr& selector, std::int64_t before,
                        const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn) {
-    source_.for_each_series(selector.matchers, steps_.start - selector.offset_ms - before,
-                            steps_.end - selector.offset_ms, fn);
+    source_.for_each_series_checked(
+        selector.matchers, minus_ms(minus_ms(steps_.start, selector.offset_ms), before),
+        minus_ms(steps_.end, selector.offset_ms),
+        [&](const store::Labels& labels, std::span<const store::Point> points) {
+          budget_.check_time();
+          budget_.take_samples(points.size());
+          fn(labels, points);
+        },
+        [this] { budget_.check_time(); });
   }
 
   // An instant selector: at each step, the newest point no older than the lookback, unless that point is
@@ -123,9 +138,10 @@ class Evaluator {
           std::size_t i = 0;
           bool any = false;
           for (std::size_t k = 0; k < n_; ++k) {
-            const std::int64_t t = steps_.at(k) - e.offset_ms;
+            const std::int64_t t = minus_ms(steps_.at(k), e.offset_ms);
             while (i < pts.size() && pts[i].t_ms <= t) ++i;
-            if (i == 0 || pts[i - 1].t_ms < t - options_.lookback_ms || is_stale(pts[i - 1].value)) continue;
+            if (i == 0 || pts[i - 1].t_ms < minus_ms(t, options_.lookback_ms) || is_stale(pts[i - 1].value))
+              continue;
             ss.values[k] = timestamps ? static_cast<double>(pts[i - 1].t_ms) / 1000 : pts[i - 1].value;
             ss.present[k] = 1;
             any = true;
@@ -178,8 +194,8 @@ class Evaluator {
     std::size_t lo = 0;
     std::size_t hi = 0;
     for (std::size_t k = 0; k < n_; ++k) {
-      const std::int64_t end = steps_.at(k) - offset;
-      const std::int64_t start = end - matrix.range_ms;
+      const std::int64_t end = minus_ms(steps_.at(k), offset);
+      const std::int64_t start = minus_ms(end, matrix.range_ms);
       for (; hi < pts.size() && pts[hi].t_ms <= end; ++hi) {
         if (check_stale && is_stale(pts[hi].value)) return false;
       }
@@ -262,9 +278,9 @@ class Evaluator {
     if (vs->kind != Expr::Kind::kVectorSelector) return labels;
     std::vector<std::string> twice;
     for (const auto& m : vs->matchers) {
-      if (m.op != store::LabelMatcher::Op::kEqual || m.name == kMetricName) continue;
-      if (!label_value(labels, m.name).empty()) twice.push_back(m.name);
-      set_label(labels, m.name, m.value);
+      if (m.op() != store::LabelMatcher::Op::kEqual || m.name() == kMetricName) continue;
+      if (!label_value(labels, m.name()).empty()) twice.push_back(m.name());
+      set_label(labels, m.name(), m.value());
     }
     for (const auto& name : twice) set_label(labels, name, "");
     return labels;
@@ -372,6 +388,7 @@ class Evaluator {
   Steps steps_;
   std::size_t n_;
   EvalOptions options_;
+  QueryBudget budget_;
 };
 
 }  // namespace

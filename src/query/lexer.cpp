@@ -3,8 +3,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <system_error>
 
 #include "query/query_error.h"
 
@@ -96,7 +98,15 @@ class Lexer {
       while (i_ < q_.size() && std::isxdigit(static_cast<unsigned char>(q_[i_]))) ++i_;
       t.kind = Token::Kind::kNumber;
       t.text = std::string(q_.substr(start, i_ - start));
-      t.number = static_cast<double>(std::stoull(t.text.substr(2), nullptr, 16));
+      // As Prometheus (strconv.ParseInt(s, 0, 64), then ParseFloat, which takes no hex without an exponent):
+      // a hex literal beyond int64 is a parse error.
+      std::int64_t n = 0;
+      const char* digits = t.text.data() + 2;
+      const auto [end, ec] = std::from_chars(digits, t.text.data() + t.text.size(), n, 16);
+      if (ec == std::errc::result_out_of_range)
+        fail(start, "error parsing number: \"" + t.text + "\" is out of range");
+      if (ec != std::errc() || end == digits) fail(start, "bad number syntax: \"" + t.text + "\"");
+      t.number = static_cast<double>(n);
       return;
     }
     std::size_t j = i_;
@@ -124,6 +134,8 @@ class Lexer {
     t.kind = Token::Kind::kNumber;
     t.text = std::string(q_.substr(start, j - start));
     t.number = std::strtod(t.text.c_str(), nullptr);
+    // Go's ParseFloat (Prometheus) refuses a literal beyond the largest double; an underflow is just 0.
+    if (std::isinf(t.number)) fail(start, "error parsing number: \"" + t.text + "\" is out of range");
     i_ = j;
   }
 
@@ -135,7 +147,7 @@ class Lexer {
       std::size_t j = i_;
       while (j < q_.size() && is_digit(q_[j])) ++j;
       long long n = 0;
-      std::from_chars(q_.data() + i_, q_.data() + j, n);
+      const bool read = std::from_chars(q_.data() + i_, q_.data() + j, n).ec == std::errc();
       std::size_t k = j;
       while (k < q_.size() && std::isalpha(static_cast<unsigned char>(q_[k]))) ++k;
       const long long unit = unit_ms(q_.substr(j, k - j));
@@ -143,7 +155,10 @@ class Lexer {
         fail(start, "bad duration syntax: \"" + std::string(q_.substr(start, k - start)) + "\"");
       }
       last_unit = unit;
-      total += n * unit;
+      long long part = 0;
+      if (!read || __builtin_mul_overflow(n, unit, &part) || __builtin_add_overflow(total, part, &total)) {
+        fail(start, "duration out of range: \"" + std::string(q_.substr(start, k - start)) + "\"");
+      }
       i_ = k;
     }
     if (i_ < q_.size() && is_ident_char(q_[i_]) && q_[i_] != ':') {

@@ -1,9 +1,6 @@
 #include "query/memory_series_source.h"
 
 #include <algorithm>
-#include <regex>
-
-#include "query/query_error.h"
 
 namespace gpuwatch::query {
 namespace {
@@ -11,14 +8,6 @@ namespace {
 void tidy(store::Labels& labels) {
   std::erase_if(labels, [](const auto& l) { return l.second.empty(); });
   std::sort(labels.begin(), labels.end());
-}
-
-const std::string& value_of(const store::Labels& labels, const std::string& name) {
-  static const std::string kEmpty;
-  for (const auto& l : labels) {
-    if (l.first == name) return l.second;
-  }
-  return kEmpty;
 }
 
 std::span<const store::Point> in_range(const std::vector<store::Point>& points, std::int64_t min_t,
@@ -31,32 +20,6 @@ std::span<const store::Point> in_range(const std::vector<store::Point>& points, 
 }
 
 }  // namespace
-
-bool matches_all(const store::Labels& labels, std::span<const store::LabelMatcher> matchers) {
-  using Op = store::LabelMatcher::Op;
-  for (const auto& m : matchers) {
-    const std::string& v = value_of(labels, m.name);
-    bool ok = false;
-    switch (m.op) {
-      case Op::kEqual:
-        ok = v == m.value;
-        break;
-      case Op::kNotEqual:
-        ok = v != m.value;
-        break;
-      case Op::kRegexMatch:
-      case Op::kRegexNoMatch:
-        try {
-          ok = std::regex_match(v, std::regex(m.value)) == (m.op == Op::kRegexMatch);
-        } catch (const std::regex_error& e) {
-          throw bad_data("invalid regular expression \"" + m.value + "\": " + e.what());
-        }
-        break;
-    }
-    if (!ok) return false;
-  }
-  return true;
-}
 
 std::string MemorySeriesSource::add(store::Labels labels, std::int64_t t_ms, double value) {
   tidy(labels);
@@ -75,7 +38,7 @@ std::vector<store::SeriesPoints> MemorySeriesSource::select(std::span<const stor
                                                             std::int64_t min_t, std::int64_t max_t) const {
   std::vector<store::SeriesPoints> out;
   for (const auto& [labels, points] : series_) {
-    if (!matches_all(labels, matchers)) continue;
+    if (!matches_all(matchers, labels)) continue;
     const auto range = in_range(points, min_t, max_t);
     if (range.empty()) continue;
     out.push_back({labels, std::vector<store::Point>(range.begin(), range.end())});
@@ -87,7 +50,7 @@ void MemorySeriesSource::for_each_series(
     std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
     const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn) const {
   for (const auto& [labels, points] : series_) {
-    if (!matches_all(labels, matchers)) continue;
+    if (!matches_all(matchers, labels)) continue;
     const auto range = in_range(points, min_t, max_t);
     if (!range.empty()) fn(labels, range);
   }
@@ -97,7 +60,7 @@ std::vector<store::Labels> MemorySeriesSource::series(std::span<const store::Lab
                                                       std::int64_t min_t, std::int64_t max_t) const {
   std::vector<store::Labels> out;
   for (const auto& [labels, points] : series_) {
-    if (matches_all(labels, matchers) && !in_range(points, min_t, max_t).empty()) out.push_back(labels);
+    if (matches_all(matchers, labels) && !in_range(points, min_t, max_t).empty()) out.push_back(labels);
   }
   return out;
 }

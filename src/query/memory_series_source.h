@@ -32,8 +32,4 @@ class MemorySeriesSource : public store::SeriesSource {
   std::map<store::Labels, std::vector<store::Point>> series_;
 };
 
-// True when the label set satisfies every matcher (a missing label compares as ""). Throws QueryError
-// (bad_data) for an invalid regular expression.
-bool matches_all(const store::Labels& labels, std::span<const store::LabelMatcher> matchers);
-
 }  // namespace gpuwatch::query

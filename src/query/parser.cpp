@@ -1,7 +1,7 @@
 #include "query/parser.h"
 
+#include <algorithm>
 #include <cmath>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -87,7 +87,36 @@ class Parser {
     return nullptr;
   }
 
+  // Counts the parser's own nesting while it descends, so that "((((..." is refused before the stack runs
+  // out.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxExpressionDepth) p_.too_deep(p_.peek().position);
+    }
+    ~Nesting() { --p_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  [[noreturn]] void too_deep(int at) const {
+    fail(at, "expression nests deeper than the limit of " + std::to_string(kMaxExpressionDepth) + " levels");
+  }
+
+  // Sets a new node's height from its children's, refusing a tree deeper than the limit (a long chain such
+  // as 1+1+...+1 is built in a loop, so the nesting count alone does not bound it).
+  void grown(Expr& e) const {
+    int below = 0;
+    for (const auto& a : e.args) below = std::max(below, a->height);
+    e.height = below + 1;
+    if (e.height > kMaxExpressionDepth) too_deep(e.position);
+  }
+
   ExprPtr expression(int min_precedence) {
+    const Nesting nesting(*this);
     ExprPtr lhs = unary();
     while (const BinaryOpInfo* info = binary_op_here()) {
       if (info->precedence < min_precedence) break;
@@ -101,6 +130,7 @@ class Parser {
       ExprPtr rhs = expression(next_min);
       e->args.push_back(std::move(lhs));
       e->args.push_back(std::move(rhs));
+      grown(*e);
       check_binary(*e, position);
       lhs = std::move(e);
     }
@@ -184,6 +214,7 @@ class Parser {
       e->position = t.position;
       e->type = operand->type;
       e->args.push_back(std::move(operand));
+      grown(*e);
       return e;
     }
     return postfix(primary());
@@ -210,6 +241,7 @@ class Parser {
       m->type = ValueType::kMatrix;
       m->range_ms = range.duration_ms;
       m->args.push_back(std::move(e));
+      grown(*m);
       e = std::move(m);
     }
     if (at(K::kIdentifier, "offset")) {
@@ -257,6 +289,7 @@ class Parser {
         e->kind = Expr::Kind::kParen;
         e->position = t.position;
         e->args.push_back(expression(1));
+        grown(*e);
         e->type = e->args[0]->type;
         expect(K::kRightParen, "\")\"");
         return e;
@@ -332,6 +365,7 @@ class Parser {
                value_type_name(args.back()->type));
     }
     e->args = std::move(args);
+    grown(*e);
     return e;
   }
 
@@ -354,6 +388,7 @@ class Parser {
       next();
     }
     expect(K::kRightParen, "\")\"");
+    grown(*e);
     const int n = static_cast<int>(e->args.size());
     if (n < def->min_args || n > def->max_args) {
       fail(name.position, "expected " + std::to_string(def->min_args) + " argument(s) in call to \"" +
@@ -382,21 +417,28 @@ class Parser {
       while (!at(K::kRightBrace)) {
         const Token& label = expect(K::kIdentifier, "label matching");
         const Token& op = expect(K::kOperator, "label matching operator");
-        store::LabelMatcher m;
-        m.name = label.text;
+        store::LabelMatcher::Op match_op = store::LabelMatcher::Op::kEqual;
         if (op.text == "=")
-          m.op = store::LabelMatcher::Op::kEqual;
+          match_op = store::LabelMatcher::Op::kEqual;
         else if (op.text == "!=")
-          m.op = store::LabelMatcher::Op::kNotEqual;
+          match_op = store::LabelMatcher::Op::kNotEqual;
         else if (op.text == "=~")
-          m.op = store::LabelMatcher::Op::kRegexMatch;
+          match_op = store::LabelMatcher::Op::kRegexMatch;
         else if (op.text == "!~")
-          m.op = store::LabelMatcher::Op::kRegexNoMatch;
+          match_op = store::LabelMatcher::Op::kRegexNoMatch;
         else
           fail(op.position, "unexpected \"" + op.text + "\" in label matching, expected =, !=, =~ or !~");
-        m.value = expect(K::kString, "label value string").text;
-        if (m.name == "__name__" && !name.empty()) {
-          fail(label.position, "metric name must not be set twice: \"" + name + "\" or \"" + m.value + "\"");
+        const Token& value = expect(K::kString, "label value string");
+        if (label.text == "__name__" && !name.empty()) {
+          fail(label.position,
+               "metric name must not be set twice: \"" + name + "\" or \"" + value.text + "\"");
+        }
+        // The regex is compiled here, once for the whole query; evaluation and the store reuse it.
+        store::LabelMatcher m;
+        try {
+          m = store::LabelMatcher(label.text, match_op, value.text);
+        } catch (const InvalidRegex& e) {
+          throw bad_data(e.what());
         }
         e->matchers.push_back(std::move(m));
         if (!at(K::kComma)) break;
@@ -420,31 +462,12 @@ class Parser {
     return false;
   }
 
-  bool matches_empty(const store::LabelMatcher& m) const {
-    using Op = store::LabelMatcher::Op;
-    switch (m.op) {
-      case Op::kEqual:
-        return m.value.empty();
-      case Op::kNotEqual:
-        return !m.value.empty();
-      case Op::kRegexMatch:
-      case Op::kRegexNoMatch: {
-        bool match = false;
-        try {
-          match = std::regex_match(std::string(), std::regex(m.value, std::regex::ECMAScript));
-        } catch (const std::regex_error& e) {
-          throw bad_data("invalid regular expression \"" + m.value + "\" for label " + m.name + ": " +
-                         e.what());
-        }
-        return m.op == Op::kRegexMatch ? match : !match;
-      }
-    }
-    return true;
-  }
+  static bool matches_empty(const store::LabelMatcher& m) { return m.matches(""); }
 
   std::string_view q_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int depth_ = 0;  // expression() calls in progress
 };
 
 }  // namespace

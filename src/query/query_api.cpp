@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
-#include <regex>
 #include <set>
 #include <string>
 
 #include "core/metric_catalogue.h"
+#include "core/utf8.h"
 #include "query/api_params.h"
 #include "query/engine.h"
 #include "query/parser.h"
@@ -40,10 +40,18 @@ HttpRoute route(std::string pattern, std::string what, Fn fn,
                      try {
                        return fn(req);
                      } catch (const QueryError& e) {
-                       const bool bad = e.kind() == QueryError::Kind::kBadData;
-                       return json(bad ? 400 : 422, error_to_json(bad ? "bad_data" : "execution", e.what()));
+                       // The message may quote the query or a label value: any bytes a client sent.
+                       return json(http_status(e.kind()),
+                                   error_to_json(error_type(e.kind()), to_valid_utf8(e.what())));
                      }
                    }};
+}
+
+// [a-zA-Z_][a-zA-Z0-9_]*, Prometheus's label names.
+bool is_label_name(const std::string& name) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (name.empty() || !letter(name[0])) return false;
+  return std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
 
 std::int64_t system_now_ms() {
@@ -142,15 +150,7 @@ std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> s
         steps.end = time_param("end", req.param("end"));
         if (steps.end < steps.start) throw bad_data("end timestamp must not be before start time");
         steps.step = duration_param("step", req.param("step"));
-        if (steps.step <= 0) {
-          throw bad_data(
-              "zero or negative query resolution step widths are not accepted. Try a positive integer");
-        }
-        if ((steps.end - steps.start) / steps.step >=
-            static_cast<std::int64_t>(options.max_points_per_series)) {
-          throw bad_data("exceeded maximum resolution of " + std::to_string(options.max_points_per_series) +
-                         " points per timeseries. Try decreasing the query resolution (?step=XX)");
-        }
+        check_steps(steps, options.eval);
         try {
           return json(200, result_to_json(range_query(*source, req.param("query"), steps, options.eval)));
         } catch (const QueryError& e) {
@@ -187,9 +187,7 @@ std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> s
   routes.push_back(route("/api/v1/label/([^/]+)/values", "",
                          [=](const HttpRequest& req) {
                            const std::string name = req.captures.empty() ? "" : req.captures[0];
-                           static const std::regex kLabelName("[a-zA-Z_][a-zA-Z0-9_]*");
-                           if (!std::regex_match(name, kLabelName))
-                             throw bad_data("invalid label name: \"" + name + "\"");
+                           if (!is_label_name(name)) throw bad_data("invalid label name: \"" + name + "\"");
                            std::set<std::string> values;
                            for (const auto& labels : matching_series(*source, req, false)) {
                              for (const auto& l : labels) {

@@ -1,7 +1,8 @@
 // Prometheus's HTTP query API over a SeriesSource, as routes for the agent's HTTP server, so Grafana can use
 // the agent as a Prometheus data source: /api/v1/query, /api/v1/query_range, /api/v1/series,
 // /api/v1/labels, /api/v1/label/<name>/values, /api/v1/metadata, /api/v1/status/buildinfo (GET and POST
-// form). Same JSON and error shapes as Prometheus: bad_data -> 400, execution -> 422.
+// form). Same JSON and error shapes as Prometheus: bad_data -> 400, execution -> 422, timeout -> 503. Error
+// messages echo the query's text made valid UTF-8.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,8 @@
 namespace gpuwatch::query {
 
 struct QueryApiOptions {
-  EvalOptions eval;
-  std::size_t max_points_per_series = 11000;  // Prometheus's limit on steps of a range query
-  std::function<std::int64_t()> now_ms;       // the default query time; the system clock when empty
+  EvalOptions eval;                      // the lookback and the limits: timeout, samples, points per series
+  std::function<std::int64_t()> now_ms;  // the default query time; the system clock when empty
 };
 
 std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> source,

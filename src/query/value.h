@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,31 @@
 
 namespace gpuwatch::query {
 
+// a - b in milliseconds, held at the ends of the int64 range instead of overflowing (a time near the end of
+// what the API accepts, minus an offset or a lookback).
+inline std::int64_t minus_ms(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) {
+    return b > 0 ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+  }
+  return r;
+}
+
 // Evaluation times start, start + step, ... up to end (all milliseconds); an instant query is one step.
+// Requires start <= end and step > 0; the span end - start may exceed int64 (it is computed unsigned).
 struct Steps {
   std::int64_t start = 0;
   std::int64_t end = 0;
   std::int64_t step = 1;
-  std::size_t count() const { return static_cast<std::size_t>((end - start) / step) + 1; }
-  std::int64_t at(std::size_t k) const { return start + static_cast<std::int64_t>(k) * step; }
+  std::uint64_t span() const { return static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start); }
+  std::size_t count() const {
+    return static_cast<std::size_t>(span() / static_cast<std::uint64_t>(step)) + 1;
+  }
+  // At most end, so it fits; the sum is done unsigned, where wrapping is defined.
+  std::int64_t at(std::size_t k) const {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(start) +
+                                     static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(step));
+  }
 };
 
 struct StepSeries {

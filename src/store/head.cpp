@@ -65,6 +65,21 @@ void Head::blocks(SeriesId id, std::int64_t min_t, std::int64_t max_t,
     out.push_back(std::make_shared<const HeadBlock>(it->second.open));
 }
 
+void Head::blocks(std::span<const SeriesId> ids, std::int64_t min_t, std::int64_t max_t,
+                  std::vector<std::vector<std::shared_ptr<const HeadBlock>>>& out) const {
+  out.resize(ids.size());
+  for (const auto& b : pending_) {
+    const auto it = std::lower_bound(ids.begin(), ids.end(), b->series());
+    if (it != ids.end() && *it == b->series() && b->overlaps(min_t, max_t))
+      out[static_cast<std::size_t>(it - ids.begin())].push_back(b);
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto it = series_.find(ids[i]);
+    if (it != series_.end() && it->second.open.overlaps(min_t, max_t))
+      out[i].push_back(std::make_shared<const HeadBlock>(it->second.open));
+  }
+}
+
 bool Head::has_points(SeriesId id, std::int64_t min_t, std::int64_t max_t) const {
   for (const auto& b : pending_) {
     if (b->series() == id && b->overlaps(min_t, max_t)) return true;

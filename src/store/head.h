@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -41,6 +42,10 @@ class Head {
   // copies that the caller decodes outside the store's lock.
   void blocks(SeriesId id, std::int64_t min_t, std::int64_t max_t,
               std::vector<std::shared_ptr<const HeadBlock>>& out) const;
+  // The same for many series at once, `ids` ascending: out[i] gets the blocks of ids[i]. One pass over the
+  // pending blocks, however many series a query reads.
+  void blocks(std::span<const SeriesId> ids, std::int64_t min_t, std::int64_t max_t,
+              std::vector<std::vector<std::shared_ptr<const HeadBlock>>>& out) const;
   bool has_points(SeriesId id, std::int64_t min_t, std::int64_t max_t) const;
 
   // The oldest WAL segment whose samples are still only in memory, or UINT64_MAX when none.

@@ -7,52 +7,6 @@
 
 namespace gpuwatch::store {
 
-CompiledMatchers::CompiledMatchers(std::span<const LabelMatcher> matchers) {
-  for (const auto& m : matchers) {
-    One one{&m, {}};
-    if (m.op == LabelMatcher::Op::kRegexMatch || m.op == LabelMatcher::Op::kRegexNoMatch) {
-      try {
-        one.regex = std::regex("^(?:" + m.value + ")$", std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error& e) {
-        throw std::invalid_argument("invalid regular expression in matcher on '" + m.name + "': " + e.what());
-      }
-    }
-    ones_.push_back(std::move(one));
-  }
-}
-
-bool CompiledMatchers::matches(const Labels& labels) const {
-  for (const auto& one : ones_) {
-    const std::string& v = label_value(labels, one.matcher->name);
-    bool ok = false;
-    switch (one.matcher->op) {
-      case LabelMatcher::Op::kEqual:
-        ok = v == one.matcher->value;
-        break;
-      case LabelMatcher::Op::kNotEqual:
-        ok = v != one.matcher->value;
-        break;
-      case LabelMatcher::Op::kRegexMatch:
-        ok = std::regex_match(v, one.regex);
-        break;
-      case LabelMatcher::Op::kRegexNoMatch:
-        ok = !std::regex_match(v, one.regex);
-        break;
-    }
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::vector<std::pair<std::string, std::string>> CompiledMatchers::required_pairs() const {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& one : ones_) {
-    if (one.matcher->op == LabelMatcher::Op::kEqual && !one.matcher->value.empty())
-      pairs.emplace_back(one.matcher->name, one.matcher->value);
-  }
-  return pairs;
-}
-
 std::size_t LabelIndex::Hash::operator()(const Labels& labels) const {
   std::size_t h = labels.size();
   const std::hash<std::string> hash;
@@ -74,45 +28,48 @@ void LabelIndex::add(SeriesId id, Labels labels) {
     ids.insert(std::upper_bound(ids.begin(), ids.end(), id), id);
   }
   by_labels_.emplace(labels, id);
-  by_id_.emplace(id, std::move(labels));
+  by_id_.emplace(id, std::make_shared<const Labels>(std::move(labels)));
 }
 
 void LabelIndex::remove(SeriesId id) {
   const auto it = by_id_.find(id);
   if (it == by_id_.end()) return;
-  for (const auto& pair : it->second) {
+  for (const auto& pair : *it->second) {
     auto p = postings_.find(pair);
     if (p == postings_.end()) continue;
     std::erase(p->second, id);
     if (p->second.empty()) postings_.erase(p);
   }
-  by_labels_.erase(it->second);
+  by_labels_.erase(*it->second);
   by_id_.erase(it);
 }
 
-std::vector<SeriesId> LabelIndex::select(const CompiledMatchers& matchers) const {
-  std::vector<SeriesId> candidates;
+std::vector<LabelIndex::Candidate> LabelIndex::candidates(std::span<const LabelMatcher> matchers) const {
+  std::vector<SeriesId> ids;
   bool narrowed = false;
-  for (const auto& pair : matchers.required_pairs()) {
-    const auto p = postings_.find(pair);
+  for (const auto& m : matchers) {
+    if (m.op() != LabelMatcher::Op::kEqual || m.value().empty()) continue;
+    const auto p = postings_.find({m.name(), m.value()});
     if (p == postings_.end()) return {};
     if (!narrowed) {
-      candidates = p->second;
+      ids = p->second;
       narrowed = true;
     } else {
       std::vector<SeriesId> both;
-      std::set_intersection(candidates.begin(), candidates.end(), p->second.begin(), p->second.end(),
+      std::set_intersection(ids.begin(), ids.end(), p->second.begin(), p->second.end(),
                             std::back_inserter(both));
-      candidates.swap(both);
+      ids.swap(both);
     }
   }
   if (!narrowed) {
-    candidates.reserve(by_id_.size());
-    for (const auto& [id, labels] : by_id_) candidates.push_back(id);
-    std::sort(candidates.begin(), candidates.end());
+    ids.reserve(by_id_.size());
+    for (const auto& [id, labels] : by_id_) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
   }
-  std::erase_if(candidates, [&](SeriesId id) { return !matchers.matches(by_id_.at(id)); });
-  return candidates;
+  std::vector<Candidate> out;
+  out.reserve(ids.size());
+  for (const SeriesId id : ids) out.push_back({id, by_id_.at(id)});
+  return out;
 }
 
 void encode_labels(const Labels& labels, std::vector<std::uint8_t>& out) {

@@ -1,11 +1,11 @@
 // Which series exist and their labels: an inverted index from label pairs to series ids (postings, as in
 // Prometheus' TSDB) so that a selector touches only the series that can match. Not thread-safe: the store
-// guards it with its own lock.
+// guards it with its own lock. Label sets are shared and immutable, so a reader can keep them after the lock.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <regex>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -17,43 +17,32 @@ namespace gpuwatch::store {
 
 using SeriesId = std::uint32_t;
 
-// Matchers compiled once for a query (regexes anchored at both ends, as Prometheus does).
-class CompiledMatchers {
- public:
-  // Throws std::invalid_argument naming the matcher whose regex does not compile.
-  explicit CompiledMatchers(std::span<const LabelMatcher> matchers);
-  bool matches(const Labels& labels) const;
-  // Equality matchers on a non-empty value: the index narrows candidates with them.
-  std::vector<std::pair<std::string, std::string>> required_pairs() const;
-
- private:
-  struct One {
-    const LabelMatcher* matcher;
-    std::regex regex;
-  };
-  std::vector<One> ones_;
-};
-
 class LabelIndex {
  public:
   // The id of a series with exactly these labels, or 0 (ids start at 1).
   SeriesId find(const Labels& labels) const;
-  const Labels& labels(SeriesId id) const { return by_id_.at(id); }
+  const Labels& labels(SeriesId id) const { return *by_id_.at(id); }
   const Labels* labels_or_null(SeriesId id) const {
     const auto it = by_id_.find(id);
-    return it == by_id_.end() ? nullptr : &it->second;
+    return it == by_id_.end() ? nullptr : it->second.get();
   }
   void add(SeriesId id, Labels labels);
   void remove(SeriesId id);
   std::size_t size() const { return by_id_.size(); }
-  // Ids of series whose labels satisfy every matcher, ascending.
-  std::vector<SeriesId> select(const CompiledMatchers& matchers) const;
+  struct Candidate {
+    SeriesId id;
+    std::shared_ptr<const Labels> labels;  // shared: a candidate outlives the series' removal
+  };
+  // The series that can satisfy the matchers, ascending by id: those holding every equality matcher's
+  // non-empty pair (through the postings), or all. Cheap (no regex runs), so the store calls it under its
+  // lock and matches the candidates (matches_all) after releasing it.
+  std::vector<Candidate> candidates(std::span<const LabelMatcher> matchers) const;
 
  private:
   struct Hash {
     std::size_t operator()(const Labels& labels) const;
   };
-  std::unordered_map<SeriesId, Labels> by_id_;
+  std::unordered_map<SeriesId, std::shared_ptr<const Labels>> by_id_;
   std::unordered_map<Labels, SeriesId, Hash> by_labels_;
   std::map<std::pair<std::string, std::string>, std::vector<SeriesId>> postings_;  // sorted ids
 };

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/label_matcher.h"
+
 namespace gpuwatch::store {
 
 // Label pairs sorted by name, "__name__" included (it sorts first among the usual lowercase names since
@@ -36,12 +38,8 @@ struct SeriesPoints {
   std::vector<Point> points;  // ascending t_ms, no duplicates
 };
 
-struct LabelMatcher {
-  enum class Op { kEqual, kNotEqual, kRegexMatch, kRegexNoMatch };
-  std::string name;
-  Op op = Op::kEqual;
-  std::string value;  // a regex for the regex ops, anchored at both ends as in Prometheus
-};
+// A compiled matcher (core/label_matcher.h): regexes are RE2, anchored at both ends as in Prometheus.
+using LabelMatcher = gpuwatch::LabelMatcher;
 
 // What queries read. Implementations must be safe to call from several threads at once.
 class SeriesSource {
@@ -61,6 +59,17 @@ class SeriesSource {
   virtual void for_each_series(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                                const std::function<void(const Labels&, std::span<const Point>)>& fn) const {
     for (const auto& s : select(matchers, min_t, max_t)) fn(s.labels, s.points);
+  }
+  // Called now and then while series are selected and read (never under a lock appends take); it throws
+  // to stop the read, and the exception leaves for_each_series_checked. The query engine's deadline.
+  using Checkpoint = std::function<void()>;
+  // for_each_series, calling `checkpoint` between steps of the selection as well. Default: once before.
+  virtual void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                       std::int64_t max_t,
+                                       const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                                       const Checkpoint& checkpoint) const {
+    checkpoint();
+    for_each_series(matchers, min_t, max_t, fn);
   }
 };
 

@@ -12,6 +12,15 @@
 //   samples stay queryable in memory and are sealed into blocks later).
 // - A block whose checksum fails is never returned as data: it is skipped, counted and logged.
 // - All methods are thread-safe.
+//
+// Locking (queries never hold a lock that append() or the flusher needs for longer than a copy):
+// - mu_ guards the index and the head; append() and the flusher take it. A query takes it twice, briefly:
+//   once to copy the candidate series (shared, immutable label sets; no regex runs under it), once to take
+//   shared references to the matching series' head blocks. Matching, decoding and evaluation run unlocked.
+// - read_mu_ guards the query side's SQLite connection; only queries take it, so a slow query delays other
+//   queries, never an append or a sync.
+// - io_mu_ serialises the flusher's WAL and SQLite writes (flusher, commit(), maintain()).
+// - corrupt_mu_ guards the set of corrupt blocks already logged; stop_mu_ the flusher's stop signal.
 #pragma once
 
 #include <atomic>
@@ -94,6 +103,10 @@ class Store final : public SeriesSource, public SeriesAppender {
                                    std::int64_t max_t) const override;
   std::vector<Labels> series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                              std::int64_t max_t) const override;
+  // Checks while matching candidates (every few series) and before reading each series' sealed blocks.
+  void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                               const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                               const Checkpoint& checkpoint) const override;
 
   // One flusher pass: write and sync the WAL, seal finished blocks into SQLite, delete WAL segments whose
   // samples are all sealed, and (when due) apply retention. Returns false when a write failed.
@@ -113,6 +126,11 @@ class Store final : public SeriesSource, public SeriesAppender {
   void downsample();
   SeriesId rollup_series(SeriesId raw, std::string_view suffix,
                          std::vector<std::pair<SeriesId, Labels>>& created);
+  // The series whose labels satisfy the matchers, ascending by id; takes mu_ only to copy the candidates.
+  std::vector<LabelIndex::Candidate> matching(std::span<const LabelMatcher> matchers,
+                                              const Checkpoint* checkpoint = nullptr) const;
+  std::vector<SeriesPoints> read(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                 std::int64_t max_t, const Checkpoint* checkpoint) const;
   void note_error(const StoreError& e);
   void note_success();
   void run_flusher();

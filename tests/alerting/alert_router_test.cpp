@@ -85,7 +85,7 @@ TEST(AlertRouter, LostGpuInhibitsItsOtherAlertsButNotOtherGpus) {
 TEST(AlertRouter, SilencedAlertIsAnnouncedWhenTheSilenceEnds) {
   Pipeline p(false);
   Silence s;
-  s.matchers = {Matcher{"gpu", "1"}};
+  s.matchers = {Matcher{"gpu", Matcher::Op::kEqual, "1"}};
   s.starts_at_ms = 0;
   s.ends_at_ms = 30'000;
   p.silences->add(s);
@@ -105,7 +105,7 @@ TEST(AlertRouter, SilencedAlertIsAnnouncedWhenTheSilenceEnds) {
 TEST(AlertRouter, WithAlertmanagerNothingIsMutedLocally) {
   Pipeline p(true);
   Silence s;
-  s.matchers = {Matcher{"gpu", "3"}};
+  s.matchers = {Matcher{"gpu", Matcher::Op::kEqual, "3"}};
   s.ends_at_ms = 1'000'000;
   p.silences->add(s);
   p.eval({cond("GpuLost", "3"), cond("GpuXidCritical", "3")}, 0);

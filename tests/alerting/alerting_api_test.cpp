@@ -142,7 +142,7 @@ TEST(AlertingApi, BadSilencesSayWhatIsWrong) {
                R"({"matchers":[{"name":"gpu","value":"(","isRegex":true}],"startsAt":"2026-01-01T00:00:00Z",
                    "endsAt":"2026-01-02T00:00:00+02:00"})",
                "t");
-  EXPECT_NE(r.body.find("invalid regex"), std::string::npos);
+  EXPECT_NE(r.body.find("invalid regular expression"), std::string::npos);
 }
 
 // Wrong types used to throw out of the handler (a 500); each is a 400 naming the field.

@@ -123,6 +123,15 @@ TEST_F(CliQueryTest, ExpressionOutsideTheSubsetIsAUsageError) {
   EXPECT_NE(r.err.find("unsupported function 'sort' at 1:1"), std::string::npos) << r.err;
 }
 
+// 20,000 levels overflowed the stack of whoever parsed them (a body that large is refused by the server
+// before parsing: 1,000 levels reach the parser).
+TEST_F(CliQueryTest, NestingBeyondTheLimitIsAUsageError) {
+  const auto r = gpuwatch_query({std::string(1000, '(') + "1" + std::string(1000, ')'), "--url", url()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad_data"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expression nests deeper than the limit of 200 levels"), std::string::npos) << r.err;
+}
+
 TEST_F(CliQueryTest, WithoutAnAgentOrAStoreItSaysSo) {
   const auto r =
       gpuwatch_query({"gpu_power_watts", "--url", "http://127.0.0.1:" + std::to_string(free_port()),

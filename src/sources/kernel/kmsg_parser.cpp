@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <charconv>
-#include <regex>
 #include <vector>
 
+#include <re2/re2.h>
+
+#include "core/label_matcher.h"
 #include "core/utf8.h"
 
 namespace gpuwatch::kernel {
@@ -67,18 +69,16 @@ bool parse_xid(const std::string& text, KernelEvent& ev) {
   // NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus.
   // Older drivers: NVRM: Xid (PCI:0000:3b:00): 13, Graphics SM Warp Exception ...
   // pid may be '<unknown>' and name <unknown> when the driver could not tell.
-  static const std::regex kXid(R"(NVRM: Xid \((?:PCI:)?([0-9A-Fa-f:.]+)\): (\d+),\s*(.*))");
-  static const std::regex kPid(R"(^pid=([^,]*), name=([^,]*),\s*(.*))");
-  std::smatch m;
-  if (!std::regex_search(text, m, kXid)) return false;
+  static const auto kXid = compile_regex(R"(NVRM: Xid \((?:PCI:)?([0-9A-Fa-f:.]+)\): (\d+),\s*(.*))");
+  static const auto kPid = compile_regex(R"(^pid=([^,]*), name=([^,]*),\s*(.*))");
+  std::string bus, xid, rest;
+  if (!re2::RE2::PartialMatch(text, *kXid, &bus, &xid, &rest)) return false;
   ev.kind = KernelEventKind::kXid;
-  ev.pci_bus_id = normalise_pci_bus_id(m[1].str());
-  ev.xid = number<unsigned>(m[2].str()).value_or(0);
-  const std::string rest = m[3].str();
-  std::smatch p;
-  if (std::regex_search(rest, p, kPid)) {
-    ev.pid = number<unsigned>(p[1].str());
-    const std::string name = p[2].str();
+  ev.pci_bus_id = normalise_pci_bus_id(bus);
+  ev.xid = number<unsigned>(xid).value_or(0);
+  std::string pid, name;
+  if (re2::RE2::PartialMatch(rest, *kPid, &pid, &name)) {
+    ev.pid = number<unsigned>(pid);
     if (name != "<unknown>") ev.process = name;
   }
   return true;
@@ -87,11 +87,11 @@ bool parse_xid(const std::string& text, KernelEvent& ev) {
 bool parse_fallen_off(const std::string& text, KernelEvent& ev) {
   if (text.find("fallen off the bus") == std::string::npos) return false;
   // NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.  /  NVRM: GPU at PCI:0000:3b:00: GPU-...
-  static const std::regex kBus(
-      R"((?:GPU at PCI:|GPU )([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.\d)?))");
+  static const auto kBus =
+      compile_regex(R"((?:GPU at PCI:|GPU )([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.\d)?))");
   ev.kind = KernelEventKind::kFallenOffBus;
-  std::smatch m;
-  if (std::regex_search(text, m, kBus)) ev.pci_bus_id = normalise_pci_bus_id(m[1].str());
+  std::string bus;
+  if (re2::RE2::PartialMatch(text, *kBus, &bus)) ev.pci_bus_id = normalise_pci_bus_id(bus);
   return true;
 }
 
@@ -107,20 +107,21 @@ bool parse_aer(const std::string& text, KernelEvent& ev) {
     return false;
   // The device in error: "error received: 0000:3b:00.0" names it; else the message's own device prefix
   // ("nvidia 0000:3b:00.0: PCIe Bus Error ...").
-  static const std::regex kReceived(R"(error received: ([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d))");
-  static const std::regex kPrefix(R"(^\S+ ([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d): )");
-  std::smatch m;
-  if (std::regex_search(text, m, kReceived) || std::regex_search(text, m, kPrefix))
-    ev.pci_bus_id = normalise_pci_bus_id(m[1].str());
+  static const auto kReceived =
+      compile_regex(R"(error received: ([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d))");
+  static const auto kPrefix = compile_regex(R"(^\S+ ([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d): )");
+  std::string bus;
+  if (re2::RE2::PartialMatch(text, *kReceived, &bus) || re2::RE2::PartialMatch(text, *kPrefix, &bus))
+    ev.pci_bus_id = normalise_pci_bus_id(bus);
   return true;
 }
 
 bool parse_driver(const std::string& text, KernelEvent& ev) {
-  static const std::regex kLoad(R"(NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+(\S+))");
-  std::smatch m;
-  if (std::regex_search(text, m, kLoad)) {
+  static const auto kLoad = compile_regex(R"(NVRM: loading NVIDIA UNIX \S+ Kernel Module\s+(\S+))");
+  std::string version;
+  if (re2::RE2::PartialMatch(text, *kLoad, &version)) {
     ev.kind = KernelEventKind::kDriverLoaded;
-    ev.driver_version = m[1].str();
+    ev.driver_version = version;
     return true;
   }
   if (text.find("nvidia-nvlink: Unregistered Nvlink Core") != std::string::npos ||

@@ -4,9 +4,11 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <system_error>
 
+#include <re2/re2.h>
+
+#include "core/label_matcher.h"
 #include "core/pcie_link.h"
 #include "sources/kernel/sysfs_file.h"
 
@@ -16,8 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool is_pci_address(const std::string& name) {
-  static const std::regex kAddress("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-  return std::regex_match(name, kAddress);
+  static const auto kAddress = compile_regex("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
+  return re2::RE2::FullMatch(name, *kAddress);
 }
 
 // The PCI functions from the root port down to the device, each with its directory.

@@ -1,9 +1,11 @@
 #include "sources/procfs/workload.h"
 
 #include <algorithm>
-#include <regex>
 #include <sstream>
 
+#include <re2/re2.h>
+
+#include "core/label_matcher.h"
 #include "sources/kernel/sysfs_file.h"
 
 namespace gpuwatch::procfs {
@@ -11,38 +13,37 @@ namespace {
 
 // The container's scope or directory: the runtime it names, and the id.
 struct ContainerPattern {
-  std::regex pattern;
+  std::shared_ptr<const re2::RE2> pattern;
   const char* runtime;
 };
 
 const std::vector<ContainerPattern>& container_patterns() {
   static const std::vector<ContainerPattern> kPatterns = {
-      {std::regex(R"(/cri-containerd-([0-9a-f]+)\.scope)"), "containerd"},
-      {std::regex(R"(/crio-([0-9a-f]+)\.scope)"), "cri-o"},
-      {std::regex(R"(/docker-([0-9a-f]+)\.scope)"), "docker"},
-      {std::regex(R"(/docker/([0-9a-f]{12,}))"), "docker"},
+      {compile_regex(R"(/cri-containerd-([0-9a-f]+)\.scope)"), "containerd"},
+      {compile_regex(R"(/crio-([0-9a-f]+)\.scope)"), "cri-o"},
+      {compile_regex(R"(/docker-([0-9a-f]+)\.scope)"), "docker"},
+      {compile_regex(R"(/docker/([0-9a-f]{12,}))"), "docker"},
       // cgroupfs driver: the container's directory right below the pod's, runtime unknown from the path.
-      {std::regex(R"(/pod[0-9a-f-]+/([0-9a-f]{12,}))"), "containerd"},
+      {compile_regex(R"(/pod[0-9a-f-]+/([0-9a-f]{12,}))"), "containerd"},
   };
   return kPatterns;
 }
 
 Workload from_path(const std::string& path) {
   Workload w;
-  std::smatch m;
+  std::string id;
   for (const auto& [pattern, runtime] : container_patterns()) {
-    if (std::regex_search(path, m, pattern)) {
-      w.container_id = std::string(runtime) + "://" + m[1].str();
+    if (re2::RE2::PartialMatch(path, *pattern, &id)) {
+      w.container_id = std::string(runtime) + "://" + id;
       break;
     }
   }
-  static const std::regex kPod(R"(pod([0-9a-f][0-9a-f_-]*)(\.slice|/|$))");
-  if (path.find("kubepods") != std::string::npos && std::regex_search(path, m, kPod)) {
-    w.pod_uid = m[1].str();
+  static const auto kPod = compile_regex(R"(pod([0-9a-f][0-9a-f_-]*)(\.slice|/|$))");
+  if (path.find("kubepods") != std::string::npos && re2::RE2::PartialMatch(path, *kPod, &w.pod_uid)) {
     std::replace(w.pod_uid.begin(), w.pod_uid.end(), '_', '-');
   }
-  static const std::regex kSlurmJob(R"(/job_([0-9]+)(/|$))");
-  if (std::regex_search(path, m, kSlurmJob)) w.slurm_job = m[1].str();
+  static const auto kSlurmJob = compile_regex(R"(/job_([0-9]+)(/|$))");
+  re2::RE2::PartialMatch(path, *kSlurmJob, &w.slurm_job);
   return w;
 }
 
