@@ -146,6 +146,7 @@ int run_agent(const AgentFlags& flags) {
   running.store(std::make_shared<RunningCollector>(options, on_snapshot));
   HttpServerOptions server_options;
   server_options.routes = alerts->routes();
+  server_options.health_settings = options.detectors;
   // The Prometheus query API over the history store.
   if (history) {
     for (auto& route : query::query_routes(history->store()))

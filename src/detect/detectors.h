@@ -5,9 +5,25 @@
 #include <memory>
 
 #include "detect/detector.h"
-#include "detect/detector_settings.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch::detect {
+
+// Each detector's settings live in the rule book (src/rules/<detector>_settings.h): the health verdict and
+// the option table read them too.
+using rules::EccSettings;
+using rules::IdleSettings;
+using rules::LeakSettings;
+using rules::LostSettings;
+using rules::NodeContentionSettings;
+using rules::NoisyNeighbourSettings;
+using rules::OomForecastSettings;
+using rules::PcieContentionSettings;
+using rules::PcieSettings;
+using rules::ProbableOomSettings;
+using rules::ThrottleSettings;
+using rules::XidSettings;
+using std::chrono::milliseconds;
 
 std::unique_ptr<Detector> make_xid_detector(const XidSettings& s);
 std::unique_ptr<Detector> make_gpu_lost_detector(const LostSettings& s);

@@ -201,7 +201,7 @@ void HttpServer::start() {
       send_json(res, 503, {{"error", "no complete collection yet"}});
       return;
     }
-    send_json(res, 200, snapshot_to_json(*snapshot));
+    send_json(res, 200, snapshot_to_json(*snapshot, options_.health_settings));
   });
   server.Get("/", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(index_html(options_.routes), "text/html; charset=utf-8");
