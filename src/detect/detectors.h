@@ -12,6 +12,7 @@ namespace gpuwatch::detect {
 // Each detector's settings live in the rule book (src/rules/<detector>_settings.h): the health verdict and
 // the option table read them too.
 using rules::EccSettings;
+using rules::FabricSettings;
 using rules::IdleSettings;
 using rules::LeakSettings;
 using rules::LostSettings;
@@ -38,6 +39,7 @@ std::unique_ptr<Detector> make_idle_waste_detector(const IdleSettings& s);
 std::unique_ptr<Detector> make_noisy_neighbour_detector(const NoisyNeighbourSettings& s);
 std::unique_ptr<Detector> make_node_contention_detector(const NodeContentionSettings& s);
 std::unique_ptr<Detector> make_pcie_contention_detector(const PcieContentionSettings& s);
+std::unique_ptr<Detector> make_fabric_detector(const FabricSettings& s);
 std::unique_ptr<Detector> make_watchdog_detector();
 
 }  // namespace gpuwatch::detect

@@ -55,6 +55,7 @@ std::vector<Tunable> all_tunables() {
   add(out, "noisy_neighbour", &DetectorSettings::noisy_neighbour, kNoisyNeighbourTunables);
   add(out, "node_contention", &DetectorSettings::node_contention, kNodeContentionTunables);
   add(out, "pcie_contention", &DetectorSettings::pcie_contention, kPcieContentionTunables);
+  add(out, "fabric", &DetectorSettings::fabric, kFabricTunables);
   return out;
 }
 

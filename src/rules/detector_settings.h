@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "rules/ecc_settings.h"
+#include "rules/fabric_settings.h"
 #include "rules/idle_settings.h"
 #include "rules/leak_settings.h"
 #include "rules/lost_settings.h"
@@ -36,6 +37,7 @@ struct DetectorSettings {
   NoisyNeighbourSettings noisy_neighbour;
   NodeContentionSettings node_contention;
   PcieContentionSettings pcie_contention;
+  FabricSettings fabric;
 };
 
 // One tunable of one detector, read and written as a number in its unit's base (milliseconds, bytes, watts,

@@ -81,12 +81,14 @@ void check_pcie(const DeviceSnapshot& d, const rules::PcieSettings& s, std::vect
          format("PCIe link runs at gen %.0f while busy, below its maximum gen %.0f", gen, max_gen)});
 }
 
-// No detector watches the NVLink fabric yet: these two findings are the verdict's own.
 void check_fabric(const DeviceSnapshot& d, std::vector<Finding>& out) {
-  if (value_or(d, Metric::kFabricRegistrationFailed, 0) > 0)
+  if (value_or(d, Metric::kFabricRegistrationFailed, 0) > 0) {  // GpuFabricRegistrationFailed
     out.push_back({HealthVerdict::kCritical, "NVLink fabric registration failed: check the fabric manager"});
+    return;  // as the detector: a failed registration is not also an unfinished one
+  }
   const double state = value_or(d, Metric::kFabricState, 3);
-  if (state < 3) out.push_back({HealthVerdict::kWarning, "NVLink fabric registration has not completed"});
+  if (state < 3)  // GpuFabricNotRegistered
+    out.push_back({HealthVerdict::kWarning, "NVLink fabric registration has not completed"});
 }
 
 void check_xids(const DeviceSnapshot& d, std::vector<Finding>& out) {
@@ -100,7 +102,7 @@ void check_xids(const DeviceSnapshot& d, std::vector<Finding>& out) {
   }
 }
 
-constexpr std::array<std::string_view, 15> kHealthAlerts = {
+constexpr std::array<std::string_view, 17> kHealthAlerts = {
     "GpuLost",
     "GpuStale",
     "GpuXidCritical",
@@ -116,6 +118,8 @@ constexpr std::array<std::string_view, 15> kHealthAlerts = {
     "GpuMemoryRepairPending",
     "GpuMemoryRepairExhausted",
     "GpuPcieLinkDegraded",
+    "GpuFabricRegistrationFailed",
+    "GpuFabricNotRegistered",
 };
 
 }  // namespace
