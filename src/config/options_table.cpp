@@ -1,13 +1,13 @@
 #include <array>
 #include <cctype>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "config/agent_options.h"
+#include "config/size.h"
+#include "config/tunable_options.h"
 #include "core/duration.h"
 
 namespace gpuwatch {
@@ -105,39 +105,6 @@ std::optional<std::string> apply_retention_time(AgentOptions& o, std::string_vie
   return std::nullopt;
 }
 
-// Sizes as users write them: a number with an optional unit B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB: 1000s).
-std::optional<std::uint64_t> parse_size(std::string_view v) {
-  std::size_t digits = 0;
-  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 15) return std::nullopt;
-  const std::uint64_t n = std::stoull(std::string(v.substr(0, digits)));
-  static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 10> kUnits = {
-      {{"", 1},
-       {"B", 1},
-       {"KiB", 1ULL << 10},
-       {"MiB", 1ULL << 20},
-       {"GiB", 1ULL << 30},
-       {"TiB", 1ULL << 40},
-       {"KB", 1000},
-       {"MB", 1000'000},
-       {"GB", 1000'000'000},
-       {"TB", 1000'000'000'000}}};
-  for (const auto& [unit, scale] : kUnits) {
-    if (v.substr(digits) == unit) return n * scale;
-  }
-  return std::nullopt;
-}
-
-std::string format_size(std::uint64_t bytes) {
-  for (auto [unit, scale] : {std::pair<const char*, std::uint64_t>{"TiB", 1ULL << 40},
-                             {"GiB", 1ULL << 30},
-                             {"MiB", 1ULL << 20},
-                             {"KiB", 1ULL << 10}}) {
-    if (bytes >= scale && bytes % scale == 0) return std::to_string(bytes / scale) + unit;
-  }
-  return std::to_string(bytes) + "B";
-}
-
 std::optional<std::string> apply_retention_size(AgentOptions& o, std::string_view v) {
   auto n = parse_size(v);
   if (!n || *n < (1ULL << 20)) return "expected a size of at least 1MiB, such as 1GiB or 500MiB";
@@ -200,141 +167,6 @@ std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view 
   }
   o.alert_labels = std::string(v);
   return std::nullopt;
-}
-
-// --- Detector tunables: one option per field of each detector's settings (src/rules/*_settings.h). ---
-
-std::string format_number(double v) {
-  std::array<char, 32> text{};
-  std::snprintf(text.data(), text.size(), "%g", v);
-  return text.data();
-}
-
-// A plain number, with an optional unit suffix ("5600W", "5C") or, for fractions, a percentage ("30%").
-std::optional<double> parse_number(std::string_view v, std::string_view suffix, double suffix_scale) {
-  if (!suffix.empty() && v.ends_with(suffix)) {
-    v.remove_suffix(suffix.size());
-  } else {
-    suffix_scale = 1;
-  }
-  const std::string text(v);
-  char* end = nullptr;
-  const double n = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(n)) return std::nullopt;
-  return n * suffix_scale;
-}
-
-std::string_view value_name(rules::TunableUnit unit) {
-  switch (unit) {
-    case rules::TunableUnit::kDuration:
-      return "DURATION";
-    case rules::TunableUnit::kFraction:
-      return "FRACTION";
-    case rules::TunableUnit::kCount:
-      return "N";
-    case rules::TunableUnit::kBytes:
-      return "SIZE";
-    case rules::TunableUnit::kWatts:
-      return "WATTS";
-    case rules::TunableUnit::kCelsius:
-      return "CELSIUS";
-  }
-  return "VALUE";
-}
-
-std::string show_tunable(const rules::Tunable& t, double v) {
-  switch (t.unit) {
-    case rules::TunableUnit::kDuration:
-      return format_duration(std::chrono::milliseconds(std::llround(v)));
-    case rules::TunableUnit::kBytes:
-      return format_size(static_cast<std::uint64_t>(std::llround(v)));
-    case rules::TunableUnit::kCount:
-      return std::to_string(std::llround(v));
-    case rules::TunableUnit::kFraction:
-    case rules::TunableUnit::kWatts:
-    case rules::TunableUnit::kCelsius:
-      return format_number(v);
-  }
-  return format_number(v);
-}
-
-// What the value must look like, for an error message: "expected a duration of at least 1m, such as 30m".
-std::string expected_tunable(const rules::Tunable& t) {
-  const bool bounded = t.max < std::numeric_limits<double>::max();
-  auto range = [&](const std::string& lo, const std::string& hi) {
-    return bounded ? " from " + lo + " to " + hi : " of at least " + lo;
-  };
-  switch (t.unit) {
-    case rules::TunableUnit::kDuration:
-      return "expected a duration" +
-             range(show_tunable(t, t.min), bounded ? show_tunable(t, t.max) : std::string()) +
-             ", such as 30s, 5m or 1h";
-    case rules::TunableUnit::kFraction:
-      return "expected a fraction" + range(format_number(t.min), format_number(t.max)) +
-             ", such as 0.3 or 30%";
-    case rules::TunableUnit::kCount:
-      return "expected a whole number" + range(show_tunable(t, t.min), show_tunable(t, t.max));
-    case rules::TunableUnit::kBytes:
-      return "expected a size" + range(format_size(static_cast<std::uint64_t>(t.min)), "") +
-             ", such as 512MiB or 1GiB";
-    case rules::TunableUnit::kWatts:
-      return t.min == 0 ? "expected watts, such as 5600 or 5600W, or 0 for off"
-                        : "expected watts" + range(format_number(t.min), format_number(t.max));
-    case rules::TunableUnit::kCelsius:
-      return "expected degrees Celsius" + range(format_number(t.min), format_number(t.max)) +
-             ", such as 5 or 5C";
-  }
-  return "expected a number";
-}
-
-std::optional<double> parse_tunable(const rules::Tunable& t, std::string_view v) {
-  switch (t.unit) {
-    case rules::TunableUnit::kDuration: {
-      const auto d = parse_duration(v);
-      if (!d) return std::nullopt;
-      return static_cast<double>(d->count());
-    }
-    case rules::TunableUnit::kFraction:
-      return parse_number(v, "%", 0.01);
-    case rules::TunableUnit::kCount:
-      if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string_view::npos)
-        return std::nullopt;
-      return std::stod(std::string(v));
-    case rules::TunableUnit::kBytes: {
-      const auto n = parse_size(v);
-      if (!n) return std::nullopt;
-      return static_cast<double>(*n);
-    }
-    case rules::TunableUnit::kWatts:
-      return parse_number(v, "W", 1);
-    case rules::TunableUnit::kCelsius:
-      return parse_number(v, "C", 1);
-  }
-  return std::nullopt;
-}
-
-OptionSpec tunable_option(const rules::Tunable& t, std::string_view key) {
-  return {key,
-          value_name(t.unit),
-          t.help,
-          false,
-          [&t](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
-            const auto n = parse_tunable(t, v);
-            if (!n || *n < t.min || *n > t.max) return expected_tunable(t);
-            t.set(o.detectors, *n);
-            return std::nullopt;
-          },
-          [&t](const AgentOptions& o) { return show_tunable(t, t.get(o.detectors)); }};
-}
-
-// The keys of the detector options, kept for the life of the program (the table holds views of them).
-const std::vector<std::string>& tunable_keys() {
-  static const std::vector<std::string> kKeys = [] {
-    std::vector<std::string> keys;
-    for (const auto& t : rules::detector_tunables()) keys.push_back(t.key());
-    return keys;
-  }();
-  return kKeys;
 }
 
 std::vector<OptionSpec> make_table() {
@@ -414,9 +246,7 @@ std::vector<OptionSpec> make_table() {
       {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
   }};
-  const auto tunables = rules::detector_tunables();
-  for (std::size_t i = 0; i < tunables.size(); ++i)
-    table.push_back(tunable_option(tunables[i], tunable_keys()[i]));
+  for (auto& spec : tunable_options()) table.push_back(std::move(spec));
   return table;
 }
 
