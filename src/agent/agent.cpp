@@ -72,6 +72,7 @@ HttpServerOptions server_options(const AgentOptions& options,
   so.listen = options.listen;
   so.naming = options.naming;
   so.dcgm_hostname_label = options.dcgm_hostname_label;
+  so.health_settings = options.detectors;  // /api/v1/gpus judges health by the detectors' settings
   return so;
 }
 

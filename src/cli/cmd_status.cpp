@@ -14,10 +14,10 @@
 #include "collector/collector.h"
 #include "config/agent_options.h"
 #include "core/duration.h"
-#include "core/health.h"
 #include "core/json_text.h"
 #include "detect/detection.h"
 #include "http/json_api.h"
+#include "rules/health.h"
 
 namespace gpuwatch {
 namespace {
@@ -27,11 +27,12 @@ struct StatusArgs {
   std::unique_ptr<AgentFlags> flags;
 };
 
-int exit_code_for(const Snapshot& snap) {
+// The worst GPU decides, by the same verdict the table shows and the detectors' settings.
+int exit_code_for(const Snapshot& snap, const rules::DetectorSettings& settings) {
   if (snap.devices.empty()) return kExitNoGpu;
   int code = kExitOk;
   for (const auto& device : snap.devices) {
-    switch (assess_health(device).verdict) {
+    switch (assess_health(device, settings).verdict) {
       case HealthVerdict::kCritical:
         return kExitCritical;
       case HealthVerdict::kWarning:
@@ -90,11 +91,11 @@ int run_status(const StatusArgs& args) {
   }
   const SnapshotPtr snap = collector->latest();
   if (args.json) {
-    std::cout << to_json_text(snapshot_to_json(*snap), 2) << "\n";
+    std::cout << to_json_text(snapshot_to_json(*snap, options.detectors), 2) << "\n";
   } else {
     const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
     if (!snap->devices.empty()) {
-      std::cout << render_status_table(*snap, StatusTableStyle{colour}) << "\n";
+      std::cout << render_status_table(*snap, StatusTableStyle{colour}, options.detectors) << "\n";
       // The detectors on this one reading: what needs a window (trends, rates) cannot fire here.
       detect::Detection detection(detect::detection_options(options));
       auto conditions = detection.evaluate(*snap);
@@ -102,7 +103,7 @@ int run_status(const StatusArgs& args) {
       std::cout << render_status_alerts(conditions, StatusTableStyle{colour});
     }
   }
-  const int code = exit_code_for(*snap);
+  const int code = exit_code_for(*snap, options.detectors);
   if (code == kExitNoGpu) explain_no_gpu(*snap, options);
   return code;
 }

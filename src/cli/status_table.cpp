@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/health.h"
+#include "rules/health.h"
 
 namespace gpuwatch {
 namespace {
@@ -144,7 +144,8 @@ std::string size_cell(const std::optional<double>& bytes) {
 
 }  // namespace
 
-std::string render_status_table(const Snapshot& snap, const StatusTableStyle& style) {
+std::string render_status_table(const Snapshot& snap, const StatusTableStyle& style,
+                                const rules::DetectorSettings& settings) {
   std::string out;
   out += "node " + (snap.node.hostname.empty() ? std::string("?") : snap.node.hostname);
   if (!snap.node.driver_version.empty()) out += "  driver " + snap.node.driver_version;
@@ -154,7 +155,7 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
   Table gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u",
               "HEALTH"});
   for (const auto& d : snap.devices) {
-    const Health health = assess_health(d);
+    const Health health = assess_health(d, settings);
     std::string verdict = to_string(health.verdict);
     if (!health.reasons.empty()) verdict += ": " + health.reasons.front();
     if (health.reasons.size() > 1) verdict += " (+" + std::to_string(health.reasons.size() - 1) + " more)";

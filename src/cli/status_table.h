@@ -6,6 +6,7 @@
 
 #include "alerting/condition.h"
 #include "core/snapshot.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch {
 
@@ -13,7 +14,9 @@ struct StatusTableStyle {
   bool colour = false;  // ANSI colours (on a terminal, unless NO_COLOR is set)
 };
 
-std::string render_status_table(const Snapshot& snapshot, const StatusTableStyle& style);
+// Each GPU's verdict is assess_health() with the detectors' settings, as the exit code.
+std::string render_status_table(const Snapshot& snapshot, const StatusTableStyle& style,
+                                const rules::DetectorSettings& settings = {});
 
 // The alert conditions that hold in this one reading, per GPU (status evaluates the rules itself, without an
 // agent, so an alert's for: duration cannot have passed: these are what would be pending or firing).

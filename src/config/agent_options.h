@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/metric_naming.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch {
 
@@ -25,11 +26,8 @@ struct AgentOptions {
   std::string proc_root = "/proc";
   std::string sysfs_root = "/sys";
   std::string kmsg = "/dev/kmsg";  // kernel log for XIDs with pid/process, AER and driver messages; "" = off
-  std::chrono::milliseconds oom_forecast_horizon{std::chrono::minutes(30)};  // time-to-OOM alert horizon
-  double node_power_budget_watts =
-      0;                     // the power supply's budget for all GPUs; NVML does not know it; 0 = off
-  std::string hostname;      // "" = the machine's hostname
-  std::string sim_scenario;  // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
+  std::string hostname;            // "" = the machine's hostname
+  std::string sim_scenario;        // runs on libnvml-sim with this scenario (sets GPUWATCH_SIM_SCENARIO)
   std::string log_level = "info";
   // History store (docs/store-format.md).
   bool store = true;
@@ -48,6 +46,8 @@ struct AgentOptions {
   std::string silences_file;  // maintenance windows
   std::string external_url;   // how users reach the agent; "" = http://<hostname>:<port>
   std::string runbook_dir = "/usr/share/doc/gpuwatch/runbooks";
+  // Every detector's tunables (detect.<detector>.<tunable>); the health verdict reads the same.
+  rules::DetectorSettings detectors;
 };
 
 struct OptionSpec {

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "config/agent_options.h"
+#include "config/size.h"
+#include "config/tunable_options.h"
 #include "core/duration.h"
 #include "core/utf8.h"
 
@@ -37,13 +39,6 @@ std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
   auto d = parse_duration(v);
   if (!d || d->count() == 0) return "expected a positive duration such as 800ms";
   o.deadline = *d;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_oom_horizon(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::minutes(1)) return "expected a duration of at least 1m, such as 30m or 2h";
-  o.oom_forecast_horizon = *d;
   return std::nullopt;
 }
 
@@ -111,39 +106,6 @@ std::optional<std::string> apply_retention_time(AgentOptions& o, std::string_vie
   return std::nullopt;
 }
 
-// Sizes as users write them: a number with an optional unit B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB: 1000s).
-std::optional<std::uint64_t> parse_size(std::string_view v) {
-  std::size_t digits = 0;
-  while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 15) return std::nullopt;
-  const std::uint64_t n = std::stoull(std::string(v.substr(0, digits)));
-  static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 10> kUnits = {
-      {{"", 1},
-       {"B", 1},
-       {"KiB", 1ULL << 10},
-       {"MiB", 1ULL << 20},
-       {"GiB", 1ULL << 30},
-       {"TiB", 1ULL << 40},
-       {"KB", 1000},
-       {"MB", 1000'000},
-       {"GB", 1000'000'000},
-       {"TB", 1000'000'000'000}}};
-  for (const auto& [unit, scale] : kUnits) {
-    if (v.substr(digits) == unit) return n * scale;
-  }
-  return std::nullopt;
-}
-
-std::string format_size(std::uint64_t bytes) {
-  for (auto [unit, scale] : {std::pair<const char*, std::uint64_t>{"TiB", 1ULL << 40},
-                             {"GiB", 1ULL << 30},
-                             {"MiB", 1ULL << 20},
-                             {"KiB", 1ULL << 10}}) {
-    if (bytes >= scale && bytes % scale == 0) return std::to_string(bytes / scale) + unit;
-  }
-  return std::to_string(bytes) + "B";
-}
-
 std::optional<std::string> apply_retention_size(AgentOptions& o, std::string_view v) {
   auto n = parse_size(v);
   if (!n || *n < (1ULL << 20)) return "expected a size of at least 1MiB, such as 1GiB or 500MiB";
@@ -155,17 +117,6 @@ std::optional<std::string> apply_max_process_series(AgentOptions& o, std::string
   if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string_view::npos)
     return "expected a number of series, such as 2000";
   o.store_max_process_series = std::stoul(std::string(v));
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_node_power_budget(AgentOptions& o, std::string_view v) {
-  if (v.ends_with('W')) v.remove_suffix(1);  // "5600W" as in scenarios
-  const std::string text(v);
-  char* end = nullptr;
-  const double w = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(w >= 0) || w > 1e6)
-    return "expected watts, such as 5600 or 5600W, or 0 for off";
-  o.node_power_budget_watts = w;
   return std::nullopt;
 }
 
@@ -229,8 +180,8 @@ std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view 
   return std::nullopt;
 }
 
-const std::vector<OptionSpec>& table() {
-  static const std::vector<OptionSpec> kTable = {{
+std::vector<OptionSpec> make_table() {
+  std::vector<OptionSpec> table = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
       {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
@@ -254,16 +205,6 @@ const std::vector<OptionSpec>& table() {
       {"kmsg", "PATH",
        "Kernel log to read XIDs (with pid and process), PCIe AER and driver messages from; \"\" = off", false,
        string_setter(&AgentOptions::kmsg), string_getter(&AgentOptions::kmsg)},
-      {"oom_forecast_horizon", "DURATION", "Alert when GPU memory is forecast to run out within this", false,
-       apply_oom_horizon, [](const AgentOptions& o) { return format_duration(o.oom_forecast_horizon); }},
-      {"node_power_budget_watts", "WATTS",
-       "Power the node's supply can give all GPUs together; alert when they draw it and slow down; 0 = off",
-       false, apply_node_power_budget,
-       [](const AgentOptions& o) {
-         char text[32];
-         std::snprintf(text, sizeof text, "%g", o.node_power_budget_watts);
-         return std::string(text);
-       }},
       {"hostname", "NAME", "Hostname to report (default: this machine's; cut to 253 bytes)", true,
        apply_hostname, string_getter(&AgentOptions::hostname)},
       {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,
@@ -316,6 +257,12 @@ const std::vector<OptionSpec>& table() {
       {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
   }};
+  for (auto& spec : tunable_options()) table.push_back(std::move(spec));
+  return table;
+}
+
+const std::vector<OptionSpec>& table() {
+  static const std::vector<OptionSpec> kTable = make_table();
   return kTable;
 }
 

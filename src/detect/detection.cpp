@@ -12,8 +12,7 @@ DetectionOptions detection_options(const AgentOptions& options) {
   d.sources.kmsg = options.kmsg;
   d.sources.sysfs_root = options.sysfs_root;
   d.sources.proc_root = options.proc_root;
-  d.settings.oom_forecast.horizon = options.oom_forecast_horizon;
-  d.settings.node_contention.power_budget_watts = options.node_power_budget_watts;
+  d.settings = options.detectors;
   return d;
 }
 

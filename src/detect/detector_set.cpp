@@ -7,7 +7,7 @@
 namespace gpuwatch::detect {
 
 std::span<const DetectorInfo> detector_table() {
-  static const std::array<DetectorInfo, 14> kTable = {{
+  static const std::array<DetectorInfo, 15> kTable = {{
       {"xid", "GpuXidCritical, GpuXidHardware, GpuXidApplication, GpuXidRepeating",
        [](const DetectorSettings& s) { return make_xid_detector(s.xid); }},
       {"gpu_lost", "GpuLost, GpuStale",
@@ -39,6 +39,8 @@ std::span<const DetectorInfo> detector_table() {
        [](const DetectorSettings& s) { return make_node_contention_detector(s.node_contention); }},
       {"pcie_contention", "GpuPcieContention",
        [](const DetectorSettings& s) { return make_pcie_contention_detector(s.pcie_contention); }},
+      {"fabric", "GpuFabricRegistrationFailed, GpuFabricNotRegistered",
+       [](const DetectorSettings& s) { return make_fabric_detector(s.fabric); }},
       {"watchdog", "Watchdog", [](const DetectorSettings&) { return make_watchdog_detector(); }},
   }};
   return kTable;

@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "detect/detector.h"
-#include "detect/detector_settings.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch::detect {
+
+using rules::DetectorSettings;
 
 struct DetectorInfo {
   std::string_view name;        // e.g. "xid"

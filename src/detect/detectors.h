@@ -5,9 +5,26 @@
 #include <memory>
 
 #include "detect/detector.h"
-#include "detect/detector_settings.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch::detect {
+
+// Each detector's settings live in the rule book (src/rules/<detector>_settings.h): the health verdict and
+// the option table read them too.
+using rules::EccSettings;
+using rules::FabricSettings;
+using rules::IdleSettings;
+using rules::LeakSettings;
+using rules::LostSettings;
+using rules::NodeContentionSettings;
+using rules::NoisyNeighbourSettings;
+using rules::OomForecastSettings;
+using rules::PcieContentionSettings;
+using rules::PcieSettings;
+using rules::ProbableOomSettings;
+using rules::ThrottleSettings;
+using rules::XidSettings;
+using std::chrono::milliseconds;
 
 std::unique_ptr<Detector> make_xid_detector(const XidSettings& s);
 std::unique_ptr<Detector> make_gpu_lost_detector(const LostSettings& s);
@@ -22,6 +39,7 @@ std::unique_ptr<Detector> make_idle_waste_detector(const IdleSettings& s);
 std::unique_ptr<Detector> make_noisy_neighbour_detector(const NoisyNeighbourSettings& s);
 std::unique_ptr<Detector> make_node_contention_detector(const NodeContentionSettings& s);
 std::unique_ptr<Detector> make_pcie_contention_detector(const PcieContentionSettings& s);
+std::unique_ptr<Detector> make_fabric_detector(const FabricSettings& s);
 std::unique_ptr<Detector> make_watchdog_detector();
 
 }  // namespace gpuwatch::detect

@@ -15,32 +15,13 @@
 
 #include "detect/detectors.h"
 #include "detect/device_facts.h"
+#include "rules/throttle_reasons.h"
 
 namespace gpuwatch::detect {
 namespace {
 
-// The throttle reasons that alert, most specific first: the first one active on a GPU is its alert.
-struct ThrottleReason {
-  const char* reason;  // clock event reason label
-  const char* alertname;
-  Severity severity;
-  const char* summary;  // {} is the GPU's name
-  const char* action;
-  milliseconds ThrottleSettings::*for_duration;  // null: at once
-};
-constexpr ThrottleReason kThrottleReasons[] = {
-    {"hw_power_brake_slowdown", "GpuPowerBrake", Severity::kPage, "power brake is holding {} down",
-     "check the node's power supplies and PDU; the brake is asserted from outside the GPU", nullptr},
-    {"hw_thermal_slowdown", "GpuThermalSlowdown", Severity::kPage, "{} is too hot: hardware thermal slowdown",
-     "check cooling (fans, airflow, inlet temperature, liquid loop); drain the GPU if it keeps climbing",
-     nullptr},
-    {"hw_slowdown", "GpuHardwareSlowdown", Severity::kPage, "hardware slowdown on {}",
-     "check power and cooling; look for XIDs and the power brake on this GPU", nullptr},
-    {"sw_thermal_slowdown", "GpuSoftwareThermalSlowdown", Severity::kTicket,
-     "{} is slowed by the driver to stay cool",
-     "check airflow and inlet temperature; compare with the GPU's neighbours",
-     &ThrottleSettings::sw_thermal_for},
-};
+using rules::kThrottleReasons;
+using rules::ThrottleReason;
 
 class ThrottleDetector final : public Detector {
  public:
@@ -58,7 +39,7 @@ class ThrottleDetector final : public Detector {
                                      [&](const ThrottleReason& r) { return active(r.reason); });
       if (hit != std::end(kThrottleReasons)) {
         c.alertname = hit->alertname;
-        c.severity = hit->severity;
+        c.severity = hit->level == HealthVerdict::kCritical ? Severity::kPage : Severity::kTicket;
         c.summary = fmt::format(fmt::runtime(hit->summary), gpu_name(d));
         c.action = hit->action;
         if (hit->for_duration) c.for_duration = s_.*(hit->for_duration);

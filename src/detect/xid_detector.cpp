@@ -14,10 +14,14 @@
 
 #include "detect/detectors.h"
 #include "detect/device_facts.h"
-#include "detect/xid_catalogue.h"
+#include "rules/xid_catalogue.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+using rules::xid_info_or_generic;
+using rules::XidClass;
+using rules::XidInfo;
 
 struct Occurrence {
   std::int64_t t_ms = 0;

@@ -375,7 +375,7 @@ MHD_Result HttpServer::Impl::builtin(MHD_Connection* connection, std::string_vie
   if (path == "/api/v1/gpus") {
     const SnapshotPtr snapshot = owner.latest_();
     if (!snapshot) return send_reply(connection, json_reply(503, {{"error", "no complete collection yet"}}));
-    return send_reply(connection, json_reply(200, snapshot_to_json(*snapshot)));
+    return send_reply(connection, json_reply(200, snapshot_to_json(*snapshot, owner.options_.health_settings)));
   }
   return send_reply(connection, HttpReply{200, "text/html; charset=utf-8", index, {}});
 }

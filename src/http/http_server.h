@@ -19,6 +19,7 @@
 #include "core/snapshot.h"
 #include "http/http_route.h"
 #include "http/metrics_cache.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch {
 
@@ -45,6 +46,8 @@ struct HttpServerOptions {
   std::vector<HttpRoute> routes;
   // Families appended to /metrics in every naming (the alerts); see ExtraFamilies.
   ExtraFamilies extra_metrics;
+  // The detectors' settings, for each GPU's health verdict in /api/v1/gpus (as `gpuwatch status` judges).
+  rules::DetectorSettings health_settings;
 };
 
 class HttpServer {

@@ -1,6 +1,6 @@
 #include "http/json_api.h"
 
-#include "core/health.h"
+#include "rules/health.h"
 
 namespace gpuwatch {
 namespace {
@@ -49,7 +49,7 @@ json process_json(const ProcessSample& p) {
           {"compute_instance_id", optional_value(p.compute_instance_id)}};
 }
 
-json device_json(const DeviceSnapshot& d) {
+json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings) {
   const DeviceIdentity& id = d.identity;
   json mig = nullptr;
   if (id.is_mig_instance) {
@@ -57,7 +57,7 @@ json device_json(const DeviceSnapshot& d) {
            {"gpu_instance_id", id.gpu_instance_id},
            {"compute_instance_id", id.compute_instance_id}};
   }
-  const Health health = assess_health(d);
+  const Health health = assess_health(d, settings);
   json processes = json::array();
   for (const auto& p : d.processes) processes.push_back(process_json(p));
   json xids = json::object();
@@ -81,9 +81,9 @@ json device_json(const DeviceSnapshot& d) {
 
 }  // namespace
 
-json snapshot_to_json(const Snapshot& snapshot) {
+json snapshot_to_json(const Snapshot& snapshot, const rules::DetectorSettings& settings) {
   json devices = json::array();
-  for (const auto& d : snapshot.devices) devices.push_back(device_json(d));
+  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings));
   json errors = json::array();
   for (const auto& [key, count] : snapshot.collector_errors) {
     const auto& [uuid, call, code] = key;

@@ -6,12 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/snapshot.h"
+#include "rules/detector_settings.h"
 
 namespace gpuwatch {
 
 inline constexpr int kJsonSchemaVersion = 1;
 
-nlohmann::json snapshot_to_json(const Snapshot& snapshot);
+// Each GPU's `health` is assess_health() with these settings (the detectors').
+nlohmann::json snapshot_to_json(const Snapshot& snapshot, const rules::DetectorSettings& settings = {});
 
 // The schema section of docs/metrics.md, kept next to the code that must honour it.
 std::string_view json_schema_markdown();

@@ -219,7 +219,7 @@ TEST(SilencesFile, EachProblemNamesTheFileAndWhere) {
   ASSERT_EQ(file.errors.size(), 1u);
   EXPECT_EQ(file.errors[0], path + ": silence 0: matchers[0].isRegex: expected true or false, got \"yes\"");
   ASSERT_EQ(file.silences.size(), 1u);
-  EXPECT_EQ(file.silences[0].matchers[0].value, "4");
+  EXPECT_EQ(file.silences[0].matchers[0].value(), "4");
 
   file = read_silences_file((dir.path / "missing.json").string(), false);
   ASSERT_EQ(file.errors.size(), 1u);

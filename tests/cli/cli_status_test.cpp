@@ -60,6 +60,33 @@ TEST(StatusCommand, JsonListsEightGpusWithTheLostOneMarked) {
   EXPECT_TRUE(doc.contains("schema_version"));
 }
 
+TEST(StatusCommand, ADetectorThresholdMovesTheVerdictTheExitCodeAndTheAlertsTogether) {
+  // The healthy H200s run about 20 C under their slowdown threshold: a 25 C margin puts every one of
+  // them "near slowdown", in the table, the JSON health, the exit code and the alert conditions alike.
+  const std::vector<std::string> base = {kBinary,
+                                         "status",
+                                         "--sim-scenario",
+                                         kScenarios + "healthy-8xh200.yaml",
+                                         "--detect.throttle.temperature-margin-c",
+                                         "25"};
+  auto r = run_process(base, one_hour_in());
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.out.find("near the slowdown threshold"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n0 +ticket +GpuTemperatureNearSlowdown "))) << r.out;
+  auto with_json = base;
+  with_json.push_back("--json");
+  r = run_process(with_json, one_hour_in());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  for (const auto& d : nlohmann::json::parse(r.out).at("devices"))
+    EXPECT_EQ(d.at("health").at("verdict"), "warning") << d.dump();
+}
+
+TEST(StatusCommand, AnOutOfRangeTunableIsAUsageError) {
+  auto r = run_process({kBinary, "status", "--detect.pcie.busy-utilization", "2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("expected a fraction from 0 to 1"), std::string::npos) << r.err;
+}
+
 TEST(StatusCommand, MissingLibraryExplainsWhatWasTried) {
   auto r = run_process({kBinary, "status", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
   EXPECT_EQ(r.exit_code, 4);

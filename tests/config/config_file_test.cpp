@@ -77,21 +77,62 @@ TEST_F(ConfigFileTest, AlertLabelsMustBeValidText) {
       << errors[0].to_string();
 }
 
+TEST_F(ConfigFileTest, EveryDetectorTunableIsAnOptionInItsUnit) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("detect.xid.hold: 30m\n"
+                                        "detect.throttle.temperature_margin_c: 8C\n"
+                                        "detect.pcie.busy_utilization: 35%\n"
+                                        "detect.memory_leak.min_growth_bytes: 512MiB\n"
+                                        "detect.ecc.retired_pages_limit: 48\n"
+                                        "oom_forecast_horizon: 2h\n"),
+                                  o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.detectors.xid.hold, std::chrono::minutes(30));
+  EXPECT_EQ(o.detectors.throttle.temperature_margin_c, 8);
+  EXPECT_DOUBLE_EQ(o.detectors.pcie.busy_utilization, 0.35);
+  EXPECT_EQ(o.detectors.leak.min_growth_bytes, 512.0 * 1024 * 1024);
+  EXPECT_EQ(o.detectors.ecc.retired_pages_limit, 48U);
+  EXPECT_EQ(o.detectors.oom_forecast.horizon, std::chrono::hours(2));
+  // Every tunable shows its default the way it is written.
+  EXPECT_EQ(find_option("detect.idle_waste.window")->show(AgentOptions{}), "1d");
+  EXPECT_EQ(find_option("detect.memory_leak.min_growth_bytes")->show(AgentOptions{}), "1GiB");
+}
+
+TEST_F(ConfigFileTest, DetectorTunablesAreValidatedAgainstTheirRange) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("detect.pcie.busy_utilization: 1.5\n"
+                                        "detect.xid.repeat_count: many\n"
+                                        "detect.oom_forecast.window: 10s\n"
+                                        "detect.throttle.temperature_margin: 5\n"),
+                                  o);
+  ASSERT_EQ(errors.size(), 4U);
+  EXPECT_NE(errors[0].message.find("expected a fraction from 0 to 1"), std::string::npos)
+      << errors[0].message;
+  EXPECT_NE(errors[1].message.find("expected a whole number of at least 2"), std::string::npos)
+      << errors[1].message;
+  EXPECT_NE(errors[2].message.find("expected a duration of at least 1m"), std::string::npos)
+      << errors[2].message;
+  EXPECT_NE(errors[3].message.find("did you mean 'detect.throttle.temperature_margin_c'"), std::string::npos)
+      << errors[3].message;
+  EXPECT_EQ(o.detectors.pcie.busy_utilization, rules::PcieSettings{}.busy_utilization);
+}
+
 TEST_F(ConfigFileTest, NodePowerBudgetIsWattsOrOffAndRejectsNegatives) {
   AgentOptions o;
-  EXPECT_EQ(o.node_power_budget_watts, 0);  // off unless the operator knows the supply's budget
+  EXPECT_EQ(o.detectors.node_contention.power_budget_watts,
+            0);  // off unless the operator knows the supply's budget
   auto errors = apply_config_file(write("node_power_budget_watts: 5600\n"), o);
   ASSERT_TRUE(errors.empty()) << errors.front().to_string();
-  EXPECT_EQ(o.node_power_budget_watts, 5600);
+  EXPECT_EQ(o.detectors.node_contention.power_budget_watts, 5600);
   errors = apply_config_file(write("node_power_budget_watts: 4800W\n"), o);
   ASSERT_TRUE(errors.empty()) << errors.front().to_string();
-  EXPECT_EQ(o.node_power_budget_watts, 4800);
+  EXPECT_EQ(o.detectors.node_contention.power_budget_watts, 4800);
   errors = apply_config_file(write("node_power_budget_watts: -1\n"), o);
   ASSERT_EQ(errors.size(), 1U);
   EXPECT_EQ(errors[0].line, 1);
   EXPECT_NE(errors[0].message.find("expected watts, such as 5600 or 5600W, or 0 for off"), std::string::npos)
       << errors[0].message;
-  EXPECT_EQ(o.node_power_budget_watts, 4800);
+  EXPECT_EQ(o.detectors.node_contention.power_budget_watts, 4800);
 }
 
 TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {

@@ -49,7 +49,7 @@ TEST(Detection, RecordedKernelLogAndSysfsTreeRaiseTheirAlerts) {
   AgentOptions options;
   options.kmsg = (tree.path() / "kmsg").string();
   options.sysfs_root = (tree.path() / "sys").string();
-  options.oom_forecast_horizon = std::chrono::hours(2);
+  options.detectors.oom_forecast.horizon = std::chrono::hours(2);
   const DetectionOptions d = detection_options(options);
   EXPECT_EQ(d.settings.oom_forecast.horizon, std::chrono::hours(2));
   Detection detection(d);

@@ -1,8 +1,10 @@
-// The per-snapshot detectors: lost and stale GPUs, throttling reasons, ECC and memory repair, the PCIe link.
+// The per-snapshot detectors: lost and stale GPUs, throttling reasons, ECC and memory repair, the PCIe link,
+// the NVLink fabric.
 #include <gtest/gtest.h>
 
 #include "detect/detectors.h"
 #include "detect_fixture.h"
+#include "rules/health.h"
 
 namespace gpuwatch::detect {
 namespace {
@@ -151,6 +153,30 @@ TEST(PcieDetector, UncorrectableAerFromKernelLogOrSysfsPages) {
   ASSERT_EQ(names(cs), (V{"GpuPcieUncorrectableError", "GpuPcieUncorrectableError"}));
   EXPECT_EQ(cs[1].labels.at("gpu"), "1");
   EXPECT_NE(cs[1].description.find("1 non-fatal"), std::string::npos) << cs[1].description;
+}
+
+TEST(FabricDetector, AFailedRegistrationPagesAnUnfinishedOneWaitsAndTheVerdictAgrees) {
+  auto det = make_fabric_detector({});
+  Gpu registered(0), failed(1), registering(2), no_fabric(3);
+  registered.set(Metric::kFabricState, 3).set(Metric::kFabricRegistrationFailed, 0);
+  failed.set(Metric::kFabricState, 3).set(Metric::kFabricRegistrationFailed, 1);
+  registering.set(Metric::kFabricState, 2).set(Metric::kFabricRegistrationFailed, 0);
+  const Snapshot snap = snapshot_at(1000, {registered, failed, registering, no_fabric});
+  auto cs = test::evaluate(*det, snap);
+  ASSERT_EQ(names(cs), (V{"GpuFabricRegistrationFailed", "GpuFabricNotRegistered"}));
+  EXPECT_EQ(cs[0].labels.at("gpu"), "1");
+  EXPECT_EQ(cs[0].severity, Severity::kPage);
+  EXPECT_EQ(cs[1].labels.at("gpu"), "2");
+  EXPECT_EQ(cs[1].severity, Severity::kTicket);
+  EXPECT_EQ(cs[1].for_duration, std::chrono::minutes(5));
+  // The same GPUs in the health verdict: critical for the page, a warning for the ticket, else healthy.
+  const HealthVerdict expected[] = {HealthVerdict::kHealthy, HealthVerdict::kCritical,
+                                    HealthVerdict::kWarning, HealthVerdict::kHealthy};
+  for (std::size_t i = 0; i < snap.devices.size(); ++i)
+    EXPECT_EQ(assess_health(snap.devices[i]).verdict, expected[i]) << "GPU " << i;
+  FabricSettings slow;
+  slow.registering_for = std::chrono::minutes(15);
+  EXPECT_EQ(test::evaluate(*make_fabric_detector(slow), snap)[1].for_duration, std::chrono::minutes(15));
 }
 
 }  // namespace

@@ -73,12 +73,21 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
     result.node_power_w.push_back(total_w);
     std::map<AlertKey, const Condition*> by_key;
     for (const auto& c : conditions) by_key.emplace(key_of(c), &c);
+    result.last_snapshot = snap;
     for (const auto& alert : engine.evaluate(conditions, snap->timestamp_ms)) {
       const AlertKey k = key_of(alert);
       if (alert.state != alerting::AlertState::kFiring || result.fired.contains(k)) continue;
       result.fired[k] = t;
       if (auto it = by_key.find(k); it != by_key.end()) result.example[k] = *it->second;
     }
+  }
+  for (const auto& alert : engine.alerts())
+    if (alert.state == alerting::AlertState::kFiring) result.firing_at_end.insert(key_of(alert));
+  // A reader blocked in a hung call holds the simulator loaded; let the hang end so the next game day in
+  // this process loads its own scenario.
+  for (double t = options.end_s + options.step_s; t <= options.end_s + options.drain_s; t += options.step_s) {
+    collector.clock().sleep_until_ms(sim.ms_at(t));
+    collector.tick();
   }
   return result;
 }

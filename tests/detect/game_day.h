@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/snapshot.h"
 #include "detect/detector_set.h"
 
 namespace gpuwatch::detect::test {
@@ -21,11 +22,14 @@ struct GameDayResult {
   std::map<AlertKey, double> fired;       // first scenario second each alert fired
   std::map<AlertKey, Condition> example;  // the condition as it fired
   std::vector<double> node_power_w;       // the GPUs' total power draw at each snapshot
+  std::set<AlertKey> firing_at_end;       // the alerts firing after the last snapshot
+  SnapshotPtr last_snapshot;              // what the collector read last
 };
 
 struct GameDayOptions {
   double end_s = 600;
   double step_s = 5;       // scenario seconds between snapshots
+  double drain_s = 0;      // scenario seconds read after end_s, unjudged, so that hangs end before teardown
   bool read_sysfs = true;  // the simulator's /sys tree (PCIe topology) as --sysfs-root
   DetectorSettings settings;
 };

@@ -1,13 +1,15 @@
-// What each XID means and what to do about it, and how loud it is: the one table the XID detector, its
-// runbooks and docs/detection.md follow (NVIDIA's public XID catalogue; DCGM's always-serious codes).
+// What each XID means and what to do about it, and how loud it is: the one table the XID detector, the health
+// verdict, the runbooks and docs/detection.md follow (NVIDIA's public XID catalogue; DCGM's always-serious
+// codes).
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string_view>
 
-#include "alerting/condition.h"
+#include "rules/verdict.h"
 
-namespace gpuwatch::detect {
+namespace gpuwatch::rules {
 
 enum class XidClass {
   kCritical,       // the GPU needs a reset or more: page (GpuXidCritical)
@@ -26,5 +28,10 @@ struct XidInfo {
 // nullopt for a code not in the table (treated as kHardware with a generic meaning).
 std::optional<XidInfo> xid_info(unsigned code);
 XidInfo xid_info_or_generic(unsigned code);
+std::span<const XidInfo> xid_catalogue();
 
-}  // namespace gpuwatch::detect
+// What one occurrence makes of the GPU's health: critical for kCritical, a warning for hardware and
+// application faults, nothing for an informational code (it alerts only when it repeats).
+HealthVerdict xid_verdict(XidClass cls);
+
+}  // namespace gpuwatch::rules

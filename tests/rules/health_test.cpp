@@ -1,4 +1,5 @@
-#include "core/health.h"
+#include "rules/health.h"
+#include "rules/xid_catalogue.h"
 
 #include <gtest/gtest.h>
 
@@ -69,7 +70,8 @@ TEST(Health, EachFindingHasItsLevelAndCriticalReasonsComeFirst) {
       {Metric::kEccErrors, 1, "uncorrected", "volatile", HealthVerdict::kCritical},
       {Metric::kRemappedRowsFailure, 1, {}, {}, HealthVerdict::kCritical},
       {Metric::kRemappedRowsPending, 1, {}, {}, HealthVerdict::kWarning},
-      {Metric::kRetiredPages, 63, "double_bit", {}, HealthVerdict::kCritical},
+      {Metric::kRetiredPages, 63, "double_bit", {}, HealthVerdict::kWarning},  // GpuMemoryRepairExhausted
+      {Metric::kRemappedRows, 512, "uncorrectable", {}, HealthVerdict::kWarning},
       {Metric::kClockEventActive, 1, "hw_thermal_slowdown", {}, HealthVerdict::kCritical},
       {Metric::kClockEventActive, 1, "sw_thermal_slowdown", {}, HealthVerdict::kWarning},
       {Metric::kTemperature, 84, {}, {}, HealthVerdict::kWarning},
@@ -100,9 +102,59 @@ TEST(Health, AnIdleGpuAtALowerPcieGenerationIsNotDegraded) {
   EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
 }
 
+TEST(Health, AnIdleGpuOnANarrowerLinkIsNotDegradedEither) {
+  // As GpuPcieLinkDegraded: a link below its maximum only counts while the GPU is busy.
+  DeviceSnapshot d = busy_h200();
+  set(d, Metric::kUtilization, 0.1);
+  set(d, Metric::kPcieLinkWidth, 8);
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
+  rules::DetectorSettings s;
+  s.pcie.busy_utilization = 0.05;
+  EXPECT_EQ(assess_health(d, s).verdict, HealthVerdict::kWarning);
+}
+
+TEST(Health, TheDetectorsThresholdsMoveTheVerdict) {
+  DeviceSnapshot d = busy_h200();
+  set(d, Metric::kTemperature, 80);  // 7 C under the slowdown threshold of 87 C
+  EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
+  rules::DetectorSettings s;
+  s.throttle.temperature_margin_c = 10;
+  EXPECT_EQ(assess_health(d, s).verdict, HealthVerdict::kWarning);
+
+  DeviceSnapshot retired = busy_h200();
+  set(retired, Metric::kRetiredPages, 20, "double_bit");
+  EXPECT_EQ(assess_health(retired).verdict, HealthVerdict::kHealthy);
+  s.ecc.retired_pages_limit = 20;
+  EXPECT_EQ(assess_health(retired, s).verdict, HealthVerdict::kWarning);
+}
+
+TEST(Health, EveryXidOfTheCatalogueIsJudgedByItsClass) {
+  for (const auto& x : rules::xid_catalogue()) {
+    DeviceSnapshot d = busy_h200();
+    d.xid_counts[x.code] = 1;
+    const HealthVerdict expected = x.cls == rules::XidClass::kCritical        ? HealthVerdict::kCritical
+                                   : x.cls == rules::XidClass::kInformational ? HealthVerdict::kHealthy
+                                                                              : HealthVerdict::kWarning;
+    EXPECT_EQ(assess_health(d).verdict, expected) << "XID " << x.code;
+  }
+  DeviceSnapshot unknown = busy_h200();
+  unknown.xid_counts[999] = 1;  // not in the catalogue: hardware trouble, as GpuXidHardware
+  EXPECT_EQ(assess_health(unknown).verdict, HealthVerdict::kWarning);
+}
+
+TEST(Health, Xid64IsCriticalAsInTheCatalogue) {
+  // A failed row remap needs a reset and support: GpuXidCritical pages for it, so status is critical.
+  DeviceSnapshot d = busy_h200();
+  d.xid_counts[64] = 1;
+  const Health h = assess_health(d);
+  EXPECT_EQ(h.verdict, HealthVerdict::kCritical);
+  ASSERT_FALSE(h.reasons.empty());
+  EXPECT_NE(h.reasons.front().find("row remap"), std::string::npos) << h.reasons.front();
+}
+
 TEST(Health, XidsCountPerCatalogueSeverity) {
   DeviceSnapshot d = busy_h200();
-  d.xid_counts[43] = 3;  // an application's own fault
+  d.xid_counts[43] = 1;  // an application's own fault, the GPU stays healthy
   EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
   d.xid_counts[94] = 1;
   EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kWarning);

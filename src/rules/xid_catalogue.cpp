@@ -1,8 +1,8 @@
-#include "detect/xid_catalogue.h"
+#include "rules/xid_catalogue.h"
 
 #include <array>
 
-namespace gpuwatch::detect {
+namespace gpuwatch::rules {
 namespace {
 
 using enum XidClass;
@@ -65,4 +65,21 @@ XidInfo xid_info_or_generic(unsigned code) {
           "look the code up in NVIDIA's XID catalogue; check the kernel log around it"};
 }
 
-}  // namespace gpuwatch::detect
+std::span<const XidInfo> xid_catalogue() {
+  return kXids;
+}
+
+HealthVerdict xid_verdict(XidClass cls) {
+  switch (cls) {
+    case XidClass::kCritical:
+      return HealthVerdict::kCritical;
+    case XidClass::kHardware:
+    case XidClass::kApplication:
+      return HealthVerdict::kWarning;
+    case XidClass::kInformational:
+      return HealthVerdict::kHealthy;
+  }
+  return HealthVerdict::kWarning;
+}
+
+}  // namespace gpuwatch::rules
