@@ -23,4 +23,13 @@ std::shared_ptr<store::SnapshotHistory> open_history(const AgentOptions& options
   }
 }
 
+void HistorySink::consume(const SnapshotPtr& snapshot) {
+  if (!published_) {
+    history_->append(*snapshot);
+    return;
+  }
+  const PublishedFamilies published = published_->families();
+  history_->append(*snapshot, published.families);
+}
+
 }  // namespace gpuwatch

@@ -18,6 +18,14 @@ struct ReceiverCounters {
   DeliveryCounters counters;
 };
 
+// The alert families with the alerts their series' label names point into: kept together.
+struct AlertFamilies {
+  std::vector<Alert> alerts;
+  std::vector<Family> families;  // ALERTS, ALERTS_FOR_STATE, gpuwatch_alerts_* per receiver
+};
+
+AlertFamilies alert_families(std::vector<Alert> alerts, std::span<const ReceiverCounters> receivers);
+
 void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<const Alert> alerts,
                           std::span<const ReceiverCounters> receivers);
 

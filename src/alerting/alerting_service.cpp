@@ -72,6 +72,12 @@ void AlertingService::evaluate(std::span<const Condition> conditions, std::int64
   router_->route(engine_.alerts(), changed, now_ms);
 }
 
+AlertFamilies AlertingService::families() const {
+  std::vector<ReceiverCounters> receivers;
+  for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});
+  return alert_families(engine_.alerts(), receivers);
+}
+
 void AlertingService::append_metrics(std::string& out, ExpositionFormat format) const {
   std::vector<ReceiverCounters> receivers;
   for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});
