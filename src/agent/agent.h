@@ -1,7 +1,7 @@
 // The agent: the one owner of the wiring. It builds every part from the options, and the translation from
 // options to each part's options happens here and in the *_setup files beside it:
 //
-//   collector (NVML source) ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
+//   collector (NVML, host sources) ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
 //                                   │                ├─► detection + alerting     own bounded queue
 //                                   │                └─► further sinks
 //                                   └──► HttpServer: /metrics, /api, query API over the store
