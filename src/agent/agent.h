@@ -1,10 +1,10 @@
 // The agent: the one owner of the wiring. It builds every part from the options, and the translation from
 // options to each part's options happens here and in the *_setup files beside it:
 //
-//   collector (NVML, host sources) ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
-//                                   │                ├─► detection + alerting     own bounded queue
-//                                   │                └─► further sinks
-//                                   └──► HttpServer: /metrics, /api, query API over the store
+//   collector ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
+//   (NVML and       │                ├─► detection + alerting     own bounded queue
+//   host sources)   │                └─► further sinks
+//                   └──► HttpServer: /metrics, /api, query API over the store
 //
 // The CLI only parses flags, waits for signals and calls start(), reload() and stop().
 #pragma once
