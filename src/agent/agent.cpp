@@ -8,6 +8,7 @@
 #include "agent/alerting_setup.h"
 #include "agent/detection_sink.h"
 #include "agent/history_sink.h"
+#include "agent/published_families.h"
 #include "agent/running_collector.h"
 #include "agent/sink_set.h"
 #include "alerting/alerting_service.h"
@@ -52,8 +53,7 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
 HttpServerOptions server_options(const AgentOptions& options,
                                  const std::shared_ptr<alerting::AlertingService>& alerts,
                                  const std::shared_ptr<store::RetryingHistory>& history,
-                                 const std::shared_ptr<detect::Detection>& detection,
-                                 const std::shared_ptr<SinkSet>& sinks) {
+                                 const std::shared_ptr<const PublishedState>& published) {
   HttpServerOptions so;
   so.routes = alerts->routes();
   // The Prometheus query API over the history store; 503 with the reason while the store cannot open.
@@ -61,14 +61,8 @@ HttpServerOptions server_options(const AgentOptions& options,
     for (auto& route : store::unavailable_until_open(query::query_routes(history), history))
       so.routes.push_back(std::move(route));
   }
-  so.extra_metrics = [alerts, history, detection, sinks](std::string& out, ExpositionFormat f) {
-    alerts->append_metrics(out, f);
-    detection->append_metrics(out, f);
-    sinks->append_metrics(out, f);
-    if (history) {
-      for (const auto& family : history->health_families()) append_family(out, family, f);
-    }
-  };
+  // After the snapshot's families, what the agent's parts publish: the same list the history stores.
+  so.extra_metrics = [published](std::string& out, ExpositionFormat f) { published->append(out, f); };
   so.listen = options.listen;
   so.naming = options.naming;
   so.dcgm_hostname_label = options.dcgm_hostname_label;
@@ -93,20 +87,26 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   history_ = open_history(options_);
   detection_ = std::make_shared<detect::Detection>(detect::detection_options(options_));
 
+  auto published = std::make_shared<PublishedState>(alerts_, history_);
   std::vector<std::shared_ptr<SnapshotSink>> sinks;
-  if (history_) sinks.push_back(std::make_shared<HistorySink>(history_));
+  if (history_) sinks.push_back(std::make_shared<HistorySink>(history_, published));
   sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_));
   for (auto& sink : extra_sinks) sinks.push_back(std::move(sink));
   sinks_ = std::make_shared<SinkSet>(sinks);
+  published->set_sinks(sinks_);
 
   auto current = current_;
   server_ = std::make_unique<HttpServer>(
-      server_options(options_, alerts_, history_, detection_, sinks_),
-      [current] { return current->latest(); }, [current] { return current->ready(); });
+      server_options(options_, alerts_, history_, published), [current] { return current->latest(); },
+      [current] { return current->ready(); });
+  published->set_server_families([server = server_.get()] { return server->self_families(); });
+  published_ = published;
 }
 
 Agent::~Agent() {
   stop();
+  // A sink left behind stuck may still ask for the server's families: not once the server is gone.
+  published_->set_server_families({});
 }
 
 namespace {

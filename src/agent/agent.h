@@ -1,10 +1,10 @@
 // The agent: the one owner of the wiring. It builds every part from the options, and the translation from
 // options to each part's options happens here and in the *_setup files beside it:
 //
-//   collector (NVML source) ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
-//                                   │                ├─► detection + alerting     own bounded queue
-//                                   │                └─► further sinks
-//                                   └──► HttpServer: /metrics, /api, query API over the store
+//   collector ──► snapshot ──► SinkSet ──► history (store)          each sink: own thread,
+//   (NVML and       │                ├─► detection + alerting     own bounded queue
+//   host sources)   │                └─► further sinks
+//                   └──► HttpServer: /metrics, /api, query API over the store
 //
 // The CLI only parses flags, waits for signals and calls start(), reload() and stop().
 #pragma once
@@ -23,6 +23,7 @@ namespace gpuwatch {
 
 class HttpServer;
 class SinkSet;
+class PublishedState;
 namespace alerting {
 class AlertingService;
 }
@@ -77,6 +78,7 @@ class Agent {
   std::shared_ptr<store::RetryingHistory> history_;
   std::shared_ptr<detect::Detection> detection_;
   std::shared_ptr<SinkSet> sinks_;
+  std::shared_ptr<PublishedState> published_;  // what is served and stored beside the snapshot
   std::unique_ptr<HttpServer> server_;
   bool started_ = false;
   bool stopped_ = false;

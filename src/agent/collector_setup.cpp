@@ -32,6 +32,7 @@ CollectorOptions collector_options(const AgentOptions& o) {
   c.deadline = effective_deadline(o);
   c.proc_root = o.proc_root;
   c.hostname = o.hostname;
+  c.host = {o.kmsg, o.sysfs_root, o.proc_root};
   return c;
 }
 

@@ -1,7 +1,7 @@
 // Detection with alerting as a sink: the detectors' conditions and the agent's own (SourceAlerts) for each
 // snapshot, handed to the alert engine at the snapshot's time. Its queue keeps the newest (drop oldest when
-// full): alerts are about the present, and 4 snapshots absorb a slow evaluation (a sysfs read, the fsync of
-// the alert queue) without falling behind.
+// full): alerts are about the present, and 4 snapshots absorb a slow evaluation (the fsync of the alert
+// queue) without falling behind.
 #pragma once
 
 #include <memory>

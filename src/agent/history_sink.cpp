@@ -14,4 +14,13 @@ std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options
   return std::make_shared<store::RetryingHistory>(so, options.store_max_process_series);
 }
 
+void HistorySink::consume(const SnapshotPtr& snapshot) {
+  if (!published_) {
+    history_->append(*snapshot);
+    return;
+  }
+  const PublishedFamilies published = published_->stored_families();
+  history_->append(*snapshot, published.families);
+}
+
 }  // namespace gpuwatch

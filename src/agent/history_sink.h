@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include "agent/published_families.h"
 #include "agent/snapshot_sink.h"
 #include "config/agent_options.h"
 #include "store/retrying_history.h"
@@ -18,13 +19,18 @@ std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options
 
 class HistorySink final : public SnapshotSink {
  public:
-  explicit HistorySink(std::shared_ptr<store::RetryingHistory> history) : history_(std::move(history)) {}
+  // published: what the agent serves beside the snapshot (alerts, store, sinks), stored with each snapshot
+  // as /metrics serves it; null to store the snapshot's families only.
+  HistorySink(std::shared_ptr<store::RetryingHistory> history,
+              std::shared_ptr<const PublishedState> published)
+      : history_(std::move(history)), published_(std::move(published)) {}
   std::string_view name() const override { return "history"; }
-  void consume(const SnapshotPtr& snapshot) override { history_->append(*snapshot); }
+  void consume(const SnapshotPtr& snapshot) override;
   SinkQueueOptions queue() const override { return {32, WhenFull::kDropNewest}; }
 
  private:
   std::shared_ptr<store::RetryingHistory> history_;
+  std::shared_ptr<const PublishedState> published_;
 };
 
 }  // namespace gpuwatch

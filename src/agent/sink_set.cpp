@@ -34,7 +34,7 @@ std::vector<SinkStats> SinkSet::stats() const {
   return out;
 }
 
-void SinkSet::append_metrics(std::string& out, ExpositionFormat format) const {
+std::vector<Family> SinkSet::families() const {
   Family duration = catalogue_family(Metric::kSinkDuration);
   Family errors = catalogue_family(Metric::kSinkErrors);
   Family dropped = catalogue_family(Metric::kSinkDropped);
@@ -45,7 +45,13 @@ void SinkSet::append_metrics(std::string& out, ExpositionFormat format) const {
     dropped.series.push_back(Series{{{"sink", s.name}}, static_cast<double>(s.dropped)});
     queued.series.push_back(Series{{{"sink", s.name}}, static_cast<double>(s.queue_length)});
   }
-  for (const Family* f : {&duration, &errors, &dropped, &queued}) append_family(out, *f, format);
+  std::vector<Family> out;
+  for (Family* f : {&duration, &errors, &dropped, &queued}) out.push_back(std::move(*f));
+  return out;
+}
+
+void SinkSet::append_metrics(std::string& out, ExpositionFormat format) const {
+  for (const auto& f : families()) append_family(out, f, format);
 }
 
 bool SinkSet::stop() {

@@ -21,6 +21,9 @@ std::string_view action_for(std::string_view reason) {
 
 void SourceAlerts::evaluate(const Snapshot& snapshot, std::vector<alerting::Condition>& out) {
   for (const auto& source : snapshot.sources) {
+    // Only the GPUs' source pages: a host source that fails (an unreadable kernel log, a slow sysfs) leaves
+    // the detectors that use it degraded, not blind, and shows as gpuwatch_source_success 0.
+    if (source.name != "nvml") continue;
     if (source.success) {
       if (!ever_succeeded_.contains(source.name)) ever_succeeded_.insert(source.name);
       continue;

@@ -13,8 +13,9 @@ Series alert_series(const Alert& a, bool with_state, double value) {
 
 }  // namespace
 
-void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<const Alert> alerts,
-                          std::span<const ReceiverCounters> receivers) {
+namespace {
+
+std::vector<Family> families_of(std::span<const Alert> alerts, std::span<const ReceiverCounters> receivers) {
   Family state{"ALERTS", FamilyType::kGauge, "", "Pending and firing alerts of gpuwatch's detectors", {}};
   Family for_state{"ALERTS_FOR_STATE",
                    FamilyType::kGauge,
@@ -46,11 +47,25 @@ void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<c
     failed.series.push_back(Series{{{"receiver", r.receiver}}, static_cast<double>(r.counters.failed)});
     queued.series.push_back(Series{{{"receiver", r.receiver}}, static_cast<double>(r.counters.queued)});
   }
-  for (const Family* f : {&state, &for_state, &sent, &failed, &queued}) append_family(out, *f, format);
+  std::vector<Family> out;
+  for (Family* f : {&state, &for_state, &sent, &failed, &queued}) out.push_back(std::move(*f));
+  return out;
 }
 
-void append_silence_metrics(std::string& out, ExpositionFormat format, std::size_t config_errors,
-                            std::size_t saved_errors) {
+}  // namespace
+
+AlertFamilies alert_families(std::vector<Alert> alerts, std::span<const ReceiverCounters> receivers) {
+  AlertFamilies out{std::move(alerts), {}};
+  out.families = families_of(out.alerts, receivers);  // after the move: the labels point into out.alerts
+  return out;
+}
+
+void append_alert_metrics(std::string& out, ExpositionFormat format, std::span<const Alert> alerts,
+                          std::span<const ReceiverCounters> receivers) {
+  for (const auto& f : families_of(alerts, receivers)) append_family(out, f, format);
+}
+
+Family silence_family(std::size_t config_errors, std::size_t saved_errors) {
   Family errors{"gpuwatch_silences_load_errors",
                 FamilyType::kGauge,
                 "",
@@ -59,7 +74,7 @@ void append_silence_metrics(std::string& out, ExpositionFormat format, std::size
                 {}};
   errors.series.push_back(Series{{{"source", "config"}}, static_cast<double>(config_errors)});
   errors.series.push_back(Series{{{"source", "api"}}, static_cast<double>(saved_errors)});
-  append_family(out, errors, format);
+  return errors;
 }
 
 }  // namespace gpuwatch::alerting

@@ -76,12 +76,20 @@ void AlertingService::evaluate(std::span<const Condition> conditions, std::int64
   router_->route(engine_.alerts(), changed, now_ms);
 }
 
+AlertFamilies AlertingService::families() const {
+  std::vector<ReceiverCounters> receivers;
+  for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});
+  AlertFamilies out = alert_families(engine_.alerts(), receivers);
+  out.families.push_back(silence_family(options_.config_silence_errors, silences_->load_errors()));
+  return out;
+}
+
 void AlertingService::append_metrics(std::string& out, ExpositionFormat format) const {
   std::vector<ReceiverCounters> receivers;
   for (const auto& w : workers_) receivers.push_back({w->receiver_name(), w->counters()});
   const auto alerts = engine_.alerts();
   append_alert_metrics(out, format, alerts, receivers);
-  append_silence_metrics(out, format, options_.config_silence_errors, silences_->load_errors());
+  append_family(out, silence_family(options_.config_silence_errors, silences_->load_errors()), format);
 }
 
 HttpReply AlertingService::list_alerts() const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alerting/alert_engine.h"
+#include "alerting/alert_metrics.h"
 #include "alerting/alert_router.h"
 #include "alerting/delivery_worker.h"
 #include "alerting/silences.h"
@@ -52,6 +53,8 @@ class AlertingService {
   std::vector<Alert> alerts() const { return engine_.alerts(); }
   std::vector<HttpRoute> routes();
   void append_metrics(std::string& out, ExpositionFormat format) const;
+  // The same families, for the agent's one list of what it serves and stores. Thread-safe.
+  AlertFamilies families() const;
 
  private:
   HttpReply list_alerts() const;

@@ -64,6 +64,15 @@ struct Collector::DeviceSlot {
   std::vector<std::string> last_uuids;  // of the devices the last completed read reported
 };
 
+// The host sources' reader and one read's request and answer; touched by the collector only while the worker
+// is idle.
+struct Collector::HostJob {
+  explicit HostJob(HostSourceOptions options) : reader(std::move(options)) {}
+  HostReader reader;
+  HostRequest request;
+  HostReading result;
+};
+
 struct Collector::NodeCheck {
   std::shared_ptr<NvmlSession> session;
   bool layout_changed = false;
@@ -113,6 +122,11 @@ Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
   clock_ = clock ? std::move(clock) : make_clock(lib_);
   callback_->clock = clock_.get();
   latest_.store(std::make_shared<const Snapshot>());
+  if (!options_.host.kmsg.empty() || !options_.host.sysfs_root.empty() || !options_.host.proc_root.empty()) {
+    host_job_ = std::make_shared<HostJob>(options_.host);
+    host_worker_ = std::make_unique<AbandonableWorker>(
+        [job = host_job_](std::stop_token) { job->result = job->reader.read(job->request); });
+  }
 }
 
 Collector::~Collector() {
@@ -300,6 +314,66 @@ void Collector::harvest(DeviceSlot& slot, Snapshot& snap, bool& reinit) {
   }
 }
 
+namespace {
+
+// The GPUs' AER counters from the host reading become samples of their devices: served, stored and shown
+// in /api/v1/gpus like any NVML reading.
+void add_aer_samples(const HostSnapshot& host, Snapshot& snap) {
+  for (auto& d : snap.devices) {
+    std::erase_if(d.samples, [](const Sample& s) { return s.metric == Metric::kPcieAerErrors; });
+    if (d.identity.is_mig_instance || d.state == DeviceState::kLost) continue;
+    const auto it = host.aer.find(d.identity.pci_bus_id);
+    if (it == host.aer.end()) continue;
+    const kernel::AerCounters& c = it->second;
+    d.samples.push_back(Sample{Metric::kPcieAerErrors, static_cast<double>(c.correctable), {"correctable"}});
+    d.samples.push_back(Sample{Metric::kPcieAerErrors, static_cast<double>(c.nonfatal), {"nonfatal"}});
+    d.samples.push_back(Sample{Metric::kPcieAerErrors, static_cast<double>(c.fatal), {"fatal"}});
+  }
+}
+
+}  // namespace
+
+// The host sources read after the GPUs, for this tick's GPUs and processes. A read that overruns the deadline
+// is left running (a sysfs or /proc read can block); its sources are reported failed and the last reading is
+// carried. The kernel log loses nothing meanwhile: its events stay in the reader's window for the next read.
+void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_point deadline,
+                          const Snapshot* previous, Snapshot& snap) {
+  if (!host_job_) return;
+  const auto start = std::chrono::steady_clock::now();
+  bool started = false;
+  if (!host_worker_->busy()) {
+    HostRequest& request = host_job_->request;
+    request.now_ms = now_ms;
+    request.gpu_bus_ids.clear();
+    request.pids.clear();
+    for (const auto& d : snap.devices) {
+      if (!d.identity.is_mig_instance && !d.identity.pci_bus_id.empty())
+        request.gpu_bus_ids.push_back(d.identity.pci_bus_id);
+      for (const auto& p : d.processes) request.pids.push_back(p.pid);
+    }
+    std::sort(request.pids.begin(), request.pids.end());
+    request.pids.erase(std::unique(request.pids.begin(), request.pids.end()), request.pids.end());
+    started = host_worker_->start();
+  }
+  // The host gets at least a moment of its own after a GPU read that spent the tick's deadline.
+  constexpr std::chrono::milliseconds kMinHostBudget{20};
+  if (started && host_worker_->wait_until(std::max(deadline, start + kMinHostBudget))) {
+    HostReading& reading = host_job_->result;
+    snap.host = reading.host;
+    for (auto& status : reading.sources) snap.sources.push_back(std::move(status));
+    reading.sources.clear();
+  } else {
+    snap.host = previous != nullptr ? previous->host : nullptr;
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const auto& name : host_job_->reader.source_names()) {
+      snap.sources.push_back(
+          SourceStatus{name, false, waited, "deadline_exceeded",
+                       name + ": the host read did not finish before the tick's deadline"});
+    }
+  }
+  if (snap.host) add_aer_samples(*snap.host, snap);
+}
+
 void Collector::tick() {
   const auto wall_start = std::chrono::steady_clock::now();
   const auto cpu_start = thread_cpu_time();
@@ -385,12 +459,15 @@ void Collector::tick() {
     if (reinit || layout_changed || event_counts_->take_mig_change()) close_session();
   }
 
+  nvml_status.duration_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  snap->sources.push_back(std::move(nvml_status));
+  read_host(now, wall_start + options_.effective_deadline(), previous.get(), *snap);
+
   snap->collector_errors = errors_;
   snap->sequence = ++sequence_;
   const auto wall = std::chrono::steady_clock::now() - wall_start;
   snap->collection_seconds = std::chrono::duration<double>(wall).count();
-  nvml_status.duration_seconds = snap->collection_seconds;  // NVML is all a tick reads today
-  snap->sources.push_back(std::move(nvml_status));
   {
     std::lock_guard lock(stats_mutex_);
     ++stats_.ticks;

@@ -22,6 +22,7 @@
 #include "collector/event_listener.h"
 #include "core/clock.h"
 #include "core/snapshot.h"
+#include "sources/host/host_reader.h"
 #include "sources/nvml/nvml_library.h"
 #include "sources/nvml/nvml_session.h"
 
@@ -38,6 +39,9 @@ struct CollectorOptions {
   std::chrono::milliseconds deadline{0};
   std::string proc_root = "/proc";
   std::string hostname;  // "" = the simulated node's name on libnvml-sim, else gethostname()
+  // The host's sources (kernel log, sysfs, /proc): read on a worker of their own after the GPUs, against the
+  // same deadline; all empty (not read) unless the agent names them.
+  HostSourceOptions host;
 
   static constexpr std::chrono::milliseconds kMinInterval{10};
   std::chrono::milliseconds effective_interval() const;
@@ -97,6 +101,9 @@ class Collector {
   void update_listener(std::chrono::steady_clock::time_point deadline);
   void harvest(DeviceSlot& slot, Snapshot& snap, bool& reinit);
   void add_stale(const DeviceSlot& slot, const Snapshot* previous, Snapshot& snap) const;
+  struct HostJob;
+  void read_host(std::int64_t now_ms, std::chrono::steady_clock::time_point deadline,
+                 const Snapshot* previous, Snapshot& snap);
 
   CollectorOptions options_;
   std::shared_ptr<const NvmlLibrary> lib_;
@@ -107,6 +114,8 @@ class Collector {
   std::shared_ptr<NodeCheck> node_check_;
   std::unique_ptr<AbandonableWorker> node_worker_;
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
+  std::shared_ptr<HostJob> host_job_;  // shared with host_worker_'s thread, like a DeviceSlot's job
+  std::unique_ptr<AbandonableWorker> host_worker_;
   std::shared_ptr<EventCounts> event_counts_ = std::make_shared<EventCounts>();
   std::shared_ptr<CallbackHolder> callback_;
   std::unique_ptr<EventListener> listener_;

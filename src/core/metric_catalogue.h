@@ -34,6 +34,9 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
 //   dram_retirement_failure |
 //              non_fatal_poison | fatal_poison | gpu_unavailable | gpu_recovery_action
 //   type (process memory): compute | graphics
+//   severity (PCIe AER): correctable | nonfatal | fatal
+//   kind (kernel log): xid | fallen_off_bus | aer_corrected | aer_uncorrected | driver_loaded |
+//   driver_unloaded
 // Values are converted to base units where they are read: MHz -> Hz, % -> ratio, mW -> W, mJ -> J,
 // KB/s (NVML's KiB) -> bytes/s, ns -> s.
 //
@@ -85,6 +88,8 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kPcieLinkMaxGeneration, "gpu_pcie_link_max_generation", kGauge, kDevice, "", "", "", "",                      \
     "Maximum PCIe generation of the GPU and system")                                                          \
   X(kPcieLinkMaxWidth, "gpu_pcie_link_max_width", kGauge, kDevice, "", "", "", "", "Maximum PCIe link width")     \
+  X(kPcieAerErrors, "gpu_pcie_aer_errors_total", kCounter, kDevice, "", "severity", "", "",                      \
+    "PCIe Advanced Error Reporting errors of the GPU's function, from sysfs (severity=correctable|nonfatal|fatal)") \
   X(kEccErrors, "gpu_ecc_errors_total", kCounter, kDevice, "", "type", "counter", "",                             \
     "ECC errors; counter=volatile since the last driver load, aggregate over the GPU's life")               \
   X(kRetiredPages, "gpu_retired_pages", kGauge, kDevice, "", "cause", "", "", "Pages retired (pre-Ampere GPUs)")  \
@@ -136,6 +141,16 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kCollectionSeconds, "gpuwatch_collection_duration_seconds", kGauge, kAgent, "seconds", "", "", "",            \
     "Wall time of the last collection tick")                                                                   \
   X(kTicks, "gpuwatch_ticks_total", kCounter, kAgent, "", "", "", "", "Collection ticks completed")           \
+  X(kKernelLogReadable, "gpuwatch_kernel_log_readable", kGauge, kAgent, "", "", "", "",                        \
+    "1 when the kernel log (--kmsg) can be read; 0 when it is absent or not permitted (CAP_SYSLOG)")        \
+  X(kKernelLogRecords, "gpuwatch_kernel_log_records_total", kCounter, kAgent, "", "", "", "",                 \
+    "Kernel-log records read")                                                                                 \
+  X(kKernelLogEvents, "gpuwatch_kernel_log_events_total", kCounter, kAgent, "", "kind", "", "",               \
+    "Kernel-log records about GPUs, by kind (xid, fallen_off_bus, aer_corrected, aer_uncorrected, ...)")     \
+  X(kKernelLogOpenFailures, "gpuwatch_kernel_log_open_failures_total", kCounter, kAgent, "", "", "", "",      \
+    "Failed attempts to open the kernel log")                                                                  \
+  X(kKernelLogOverruns, "gpuwatch_kernel_log_overruns_total", kCounter, kAgent, "", "", "", "",               \
+    "Times the kernel ring buffer overwrote records before they were read")                                   \
   X(kStoreSamplesAppended, "gpuwatch_store_samples_appended_total", kCounter, kAgent, "", "", "", "",             \
     "Samples the history store accepted")                                                                      \
   X(kStoreSamplesRejected, "gpuwatch_store_samples_rejected_total", kCounter, kAgent, "", "reason", "", "",       \
@@ -160,7 +175,7 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kStoreOpenErrors, "gpuwatch_store_open_errors_total", kCounter, kAgent, "", "reason", "", "",                \
     "Failed attempts to open the history store (reason: no_space, io, other); also in write_errors_total")           \
   X(kSourceSuccess, "gpuwatch_source_success", kGauge, kAgent, "", "source", "", "",                              \
-    "1 when the source (nvml) answered this tick, 0 when it could not be read; gpuwatch_source_error_info says why") \
+    "1 when the source (nvml, kernel_log, pcie_aer, ...) answered this tick, 0 when it could not be read; gpuwatch_source_error_info says why") \
   X(kSourceDuration, "gpuwatch_source_duration_seconds", kGauge, kAgent, "seconds", "source", "", "",            \
     "Wall time the source took in the last tick")                                                              \
   X(kSinkDuration, "gpuwatch_sink_duration_seconds", kGauge, kAgent, "seconds", "sink", "", "",                  \

@@ -16,6 +16,8 @@
 
 namespace gpuwatch {
 
+struct HostSnapshot;  // sources/host/host_snapshot.h: what the host said this tick
+
 // One value of a catalogue metric. Label values line up with MetricDef::labels (unused ones are empty).
 // read_ms is when the value was read: groups read less often than every tick (read_schedule.h) carry their
 // last value, and its read time, into the snapshots between reads; 0 means "at the snapshot's time".
@@ -86,15 +88,16 @@ struct NodeInfo {
   std::string nvml_library;         // path that was loaded
 };
 
-// How one source of readings fared in a tick (NVML today): rendered as gpuwatch_source_success,
-// gpuwatch_source_duration_seconds and, while it fails, gpuwatch_source_error_info{reason, message}; the
-// agent raises GpuMonitoringDown from it.
+// How one source of readings fared in a tick (nvml, kernel_log, pcie_aer, pcie_topology, driver_module,
+// procfs): rendered as gpuwatch_source_success, gpuwatch_source_duration_seconds and, while it fails,
+// gpuwatch_source_error_info{reason, message}; the agent raises GpuMonitoringDown from it.
 struct SourceStatus {
   std::string name;  // "nvml"
   bool success = false;
   double duration_seconds = 0;  // wall time the source took this tick
   // When it failed, a fixed vocabulary: library_not_loaded | driver_not_loaded | driver_version_mismatch |
-  // no_permission | init_failed | device_count_failed | reinitialising.
+  // no_permission | init_failed | device_count_failed | reinitialising (nvml); unreadable (kernel_log);
+  // deadline_exceeded (a host source whose read overran the tick's deadline: its last reading is carried).
   std::string reason;
   std::string message;  // what was tried and what it answered, for people; "" on success
 };
@@ -113,6 +116,8 @@ struct Snapshot {
   // Set when no device could be read at all (no library, no driver, init failed): says what was tried.
   std::string source_error;
   std::vector<SourceStatus> sources;  // one per source, in a fixed order; empty before the first tick
+  // The host's readings (kernel log, sysfs, /proc); null before the first tick and when none is read.
+  std::shared_ptr<const HostSnapshot> host;
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

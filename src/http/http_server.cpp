@@ -375,7 +375,8 @@ MHD_Result HttpServer::Impl::builtin(MHD_Connection* connection, std::string_vie
   if (path == "/api/v1/gpus") {
     const SnapshotPtr snapshot = owner.latest_();
     if (!snapshot) return send_reply(connection, json_reply(503, {{"error", "no complete collection yet"}}));
-    return send_reply(connection, json_reply(200, snapshot_to_json(*snapshot, owner.options_.health_settings)));
+    return send_reply(connection,
+                      json_reply(200, snapshot_to_json(*snapshot, owner.options_.health_settings)));
   }
   return send_reply(connection, HttpReply{200, "text/html; charset=utf-8", index, {}});
 }
@@ -509,17 +510,30 @@ void HttpServer::start() {
   }
   listener.release();  // the daemon closes it when it stops
   impl->daemon.reset(daemon);
-  impl_ = std::move(impl);
+  {
+    std::lock_guard lock(impl_mu_);
+    impl_ = std::move(impl);
+  }
   port_ = bound_port;
 }
 
 void HttpServer::stop() {
-  if (!impl_) return;
+  std::unique_ptr<Impl> impl;
+  {
+    std::lock_guard lock(impl_mu_);
+    impl = std::move(impl_);
+  }
+  if (!impl) return;
   // Workers first: every suspended connection is resumed (answered, or 503 if still queued) before the
   // event loop stops, which the library requires.
-  impl_->pool.stop();
-  impl_->daemon.reset();
-  impl_.reset();
+  impl->pool.stop();
+  impl->daemon.reset();
+}
+
+std::vector<Family> HttpServer::self_families() const {
+  std::lock_guard lock(impl_mu_);
+  if (!impl_) return {};
+  return impl_->stats.families(impl_->pool.running(), impl_->pool.queued());
 }
 
 }  // namespace gpuwatch

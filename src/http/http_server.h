@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,9 @@ class HttpServer {
   void stop();
   // Changes the default naming (a configuration reload); takes effect on the next request.
   void set_naming(MetricNaming naming) { naming_ = naming; }
+  // The server's own families (gpuwatch_http_*), as /metrics shows them, for the history; empty while the
+  // server is not running. Thread-safe, also against stop().
+  std::vector<Family> self_families() const;
 
  private:
   struct Impl;
@@ -76,6 +80,7 @@ class HttpServer {
   std::function<SnapshotPtr()> latest_;
   std::function<bool()> ready_;
   std::atomic<MetricNaming> naming_;
+  mutable std::mutex impl_mu_;  // guards impl_ against self_families() from other threads
   std::unique_ptr<Impl> impl_;
   int port_ = 0;
 };

@@ -6,6 +6,7 @@
 #include "core/metric_catalogue.h"
 #include "http/dcgm_metrics.h"
 #include "http/json_api.h"
+#include "http/native_metrics.h"
 
 namespace gpuwatch {
 namespace {
@@ -81,7 +82,25 @@ reads missed the deadline exports `gpu_up 0`, `gpu_stale 1` and its last values.
       R"(| `gpu_info` | info (gauge in text 0.0.4) | | gpu, uuid, name, serial, pci_bus_id, vbios_version | GPU identity; always 1 |
 | `gpu_driver_info` | info (gauge in text 0.0.4) | | driver_version, nvml_version, cuda_driver_version | driver versions; always 1 |
 | `gpuwatch_build_info` | info (gauge in text 0.0.4) | | version | gpuwatch build; always 1 |
+| `gpuwatch_source_error_info` | info (gauge in text 0.0.4) | | source, reason, message | why a source could not be read this tick; absent while it works |
+| `gpu_pcie_shared_link_info` | info (gauge in text 0.0.4) | | gpu, uuid, pcie_link | each GPU below a PCIe link it shares with other GPUs (sysfs); always 1 |
+| `gpu_pcie_shared_link_capacity_bytes_per_second` | gauge | bytes_per_second | pcie_link, upstream | what a shared PCIe link carries each way at its current speed and width |
+| `ALERTS` | gauge | | alertname, alertstate, severity, ... | pending and firing alerts, as Prometheus's rule manager exposes them; always 1 |
+| `ALERTS_FOR_STATE` | gauge | | alertname, severity, ... | when each pending or firing alert became active, seconds since the epoch |
+| `gpuwatch_alerts_sent_total`, `gpuwatch_alerts_delivery_failures_total`, `gpuwatch_alerts_queued` | counter, counter, gauge | | receiver | alert deliveries per receiver |
 
+### Not stored
+
+Every family above that `/metrics` serves is also kept in the history (queried through `/api/v1/query`),
+under the same name and labels, except:
+
+| Name | Why it is not stored |
+|---|---|
+)";
+  for (const auto& f : kNotStoredFamilies) {
+    out += "| `" + std::string(f.name) + "` | " + std::string(f.reason) + " |\n";
+  }
+  out += R"(
 `/metrics` serves text format 0.0.4, or OpenMetrics 1.0 when the request's `Accept` header asks for
 `application/openmetrics-text` (native naming only). Before the first collection it serves the agent's own
 families only.

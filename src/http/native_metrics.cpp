@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "sources/host/host_snapshot.h"
+
 namespace gpuwatch {
 namespace {
 
@@ -95,6 +97,53 @@ void add_agent_series(std::vector<Family>& by_metric, const Snapshot& snapshot) 
     add(by_metric, Metric::kSourceSuccess, {}, {source.name}, source.success ? 1 : 0);
     add(by_metric, Metric::kSourceDuration, {}, {source.name}, source.duration_seconds);
   }
+  if (snapshot.host && snapshot.host->kernel_log) {
+    const kernel::KmsgStatus& log = *snapshot.host->kernel_log;
+    add(by_metric, Metric::kKernelLogReadable, {}, {}, log.readable ? 1 : 0);
+    add(by_metric, Metric::kKernelLogRecords, {}, {}, static_cast<double>(log.records));
+    for (const auto& [kind, n] : snapshot.host->kernel_event_counts)
+      add(by_metric, Metric::kKernelLogEvents, {}, {kind}, static_cast<double>(n));
+    add(by_metric, Metric::kKernelLogOpenFailures, {}, {}, static_cast<double>(log.open_failures));
+    add(by_metric, Metric::kKernelLogOverruns, {}, {}, static_cast<double>(log.overruns));
+  }
+}
+
+const DeviceSnapshot* device_at_bus(const Snapshot& snapshot, const std::string& bus) {
+  for (const auto& d : snapshot.devices)
+    if (!d.identity.is_mig_instance && d.identity.pci_bus_id == bus) return &d;
+  return nullptr;
+}
+
+// The PCIe links GPUs share, from the host reading (sysfs topology): which GPUs sit below each, and what
+// it carries.
+void add_shared_link_families(const Snapshot& snapshot, std::vector<Family>& out) {
+  Family info{"gpu_pcie_shared_link_info",
+              FamilyType::kInfo,
+              "",
+              "1 for each GPU below a PCIe link it shares with other GPUs (a switch uplink, from sysfs); "
+              "pcie_link names the bridge below the link",
+              {}};
+  Family capacity{
+      "gpu_pcie_shared_link_capacity_bytes_per_second",
+      FamilyType::kGauge,
+      "bytes_per_second",
+      "What a shared PCIe link carries each way at its current speed and width, after line encoding",
+      {}};
+  if (snapshot.host && snapshot.host->shared_pcie_links) {
+    for (const auto& link : *snapshot.host->shared_pcie_links) {
+      for (const auto& bus : link.gpus) {
+        if (const DeviceSnapshot* d = device_at_bus(snapshot, bus))
+          info.series.push_back({{{"gpu", std::to_string(d->identity.index)},
+                                  {"uuid", d->identity.uuid},
+                                  {"pcie_link", link.device}},
+                                 1});
+      }
+      if (const double c = link.capacity_bytes_per_second(); c > 0)
+        capacity.series.push_back({{{"pcie_link", link.device}, {"upstream", link.upstream}}, c});
+    }
+  }
+  out.push_back(std::move(info));
+  out.push_back(std::move(capacity));
 }
 
 // Why a source failed, as labels: the reason (a fixed vocabulary) for alert rules, the message for people.
@@ -158,6 +207,12 @@ Family driver_info_family(const Snapshot& snapshot) {
 
 }  // namespace
 
+bool is_stored(std::string_view family) {
+  for (const auto& f : kNotStoredFamilies)
+    if (f.name == family) return false;
+  return true;
+}
+
 std::string_view gpuwatch_version() {
   return GPUWATCH_VERSION;
 }
@@ -172,6 +227,7 @@ std::vector<Family> native_families(const Snapshot& snapshot) {
   out.push_back(gpu_info_family(snapshot));
   out.push_back(driver_info_family(snapshot));
   for (auto& f : by_metric) out.push_back(std::move(f));
+  add_shared_link_families(snapshot, out);
   out.push_back(source_error_family(snapshot));
   out.push_back(build_info_family());
   return out;

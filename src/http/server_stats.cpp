@@ -44,18 +44,24 @@ const char* reject_reason_name(RejectReason reason) {
   return "unknown";
 }
 
-void ServerStats::append_metrics(std::string& out, ExpositionFormat format, std::size_t in_flight,
-                                 std::size_t queued) const {
+std::vector<Family> ServerStats::families(std::size_t in_flight, std::size_t queued) const {
+  std::vector<Family> out;
   Family rejected = family_of(Metric::kHttpRejected);
   for (std::size_t i = 0; i < kRejectReasons; ++i) {
     // Every reason from 0, so that an alert on a rate sees the first refusal.
     rejected.series.push_back(Series{{{"reason", reject_reason_name(static_cast<RejectReason>(i))}},
                                      static_cast<double>(rejected_[i].load())});
   }
-  append_family(out, rejected, format);
-  append_family(out, single(Metric::kHttpConnections, static_cast<double>(connections.load())), format);
-  append_family(out, single(Metric::kHttpInFlight, static_cast<double>(in_flight)), format);
-  append_family(out, single(Metric::kHttpQueued, static_cast<double>(queued)), format);
+  out.push_back(std::move(rejected));
+  out.push_back(single(Metric::kHttpConnections, static_cast<double>(connections.load())));
+  out.push_back(single(Metric::kHttpInFlight, static_cast<double>(in_flight)));
+  out.push_back(single(Metric::kHttpQueued, static_cast<double>(queued)));
+  return out;
+}
+
+void ServerStats::append_metrics(std::string& out, ExpositionFormat format, std::size_t in_flight,
+                                 std::size_t queued) const {
+  for (const auto& family : families(in_flight, queued)) append_family(out, family, format);
 }
 
 }  // namespace gpuwatch

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "http/exposition.h"
 
@@ -40,6 +41,8 @@ class ServerStats {
   // gpuwatch_http_requests_in_flight and gpuwatch_http_requests_queued.
   void append_metrics(std::string& out, ExpositionFormat format, std::size_t in_flight,
                       std::size_t queued) const;
+  // The same families, for the history.
+  std::vector<Family> families(std::size_t in_flight, std::size_t queued) const;
 
  private:
   std::array<std::atomic<std::uint64_t>, kRejectReasons> rejected_{};

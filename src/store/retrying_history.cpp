@@ -109,7 +109,7 @@ void RetryingHistory::try_open() {
   last_error_ = std::move(error);
 }
 
-void RetryingHistory::append(const Snapshot& snapshot) {
+void RetryingHistory::append(const Snapshot& snapshot, std::span<const Family> published) {
   bool due = false;
   {
     std::lock_guard lock(mu_);
@@ -121,7 +121,7 @@ void RetryingHistory::append(const Snapshot& snapshot) {
     std::lock_guard lock(mu_);
     history = history_;
   }
-  if (history) history->append(snapshot);
+  if (history) history->append(snapshot, published);
 }
 
 std::vector<Family> RetryingHistory::health_families() const {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ class RetryingHistory final : public SeriesSource {
 
   // Appends the snapshot when the store is open; else opens it first when a retry is due (on this thread:
   // with a large write-ahead log, that opening call replays it).
-  void append(const Snapshot& snapshot);
+  void append(const Snapshot& snapshot, std::span<const Family> published = {});
   // The gpuwatch_store_* families, present whether or not the store is open.
   std::vector<Family> health_families() const;
   // The open store, or null while it cannot be opened.

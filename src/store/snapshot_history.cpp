@@ -48,47 +48,51 @@ void SnapshotHistory::sweep(std::int64_t now_ms) {
   cleared_at_ms_ = now_ms;
 }
 
-void SnapshotHistory::append(const Snapshot& snapshot) {
+void SnapshotHistory::append(const Snapshot& snapshot, std::span<const Family> published) {
   const std::int64_t t = snapshot.timestamp_ms;
   std::lock_guard lock(mu_);
   if (t - cleared_at_ms_ >= kCacheMs || t < cleared_at_ms_) sweep(t);
   std::string key;
-  for (const auto& family : native_families(snapshot)) {
-    std::map<Labels, double> aggregates;
-    for (const auto& series : family.series) {
-      key = family.name;
-      for (const auto& [name, value] : series.labels) {
-        key += '\x1f';
-        key += name;
-        key += '=';
-        key += value;
-      }
-      auto [it, fresh] = known_.try_emplace(key);
-      Known& known = it->second;
-      if (fresh) {
-        known.labels.emplace_back("__name__", std::string(family.name));
-        for (const auto& [name, value] : series.labels) known.labels.emplace_back(std::string(name), value);
-        normalize_labels(known.labels);  // sorted once here, so the store need not copy them
-      }
-      if (known.ask_cap) {
-        known.admitted = cap_.admit(known.labels, t);
-        known.aggregate = known.admitted ? Labels{} : aggregate_labels(known.labels);
-        known.ask_cap = false;
-      }
-      known.seen_ms = t;
-      // Never ahead of the snapshot: a read time comes from the same clock, at or before it.
-      const std::int64_t read_t = series.read_ms > 0 ? std::min(series.read_ms, t) : t;
-      if (known.admitted) {
-        if (read_t <= known.stored_read_ms) continue;  // carried, not read again: already stored
-        store_->append(known.labels, read_t,
-                       series.value);  // a refusal (time going back) is counted by the store
-        known.stored_read_ms = read_t;
-      } else {
-        aggregates[known.aggregate] += series.value;
-      }
+  for (const auto& family : native_families(snapshot)) append_family(family, t, key);
+  for (const auto& family : published) append_family(family, t, key);
+}
+
+void SnapshotHistory::append_family(const Family& family, std::int64_t t, std::string& key) {
+  if (!is_stored(family.name)) return;
+  std::map<Labels, double> aggregates;
+  for (const auto& series : family.series) {
+    key = family.name;
+    for (const auto& [name, value] : series.labels) {
+      key += '\x1f';
+      key += name;
+      key += '=';
+      key += value;
     }
-    for (const auto& [agg, value] : aggregates) store_->append(agg, t, value);
+    auto [it, fresh] = known_.try_emplace(key);
+    Known& known = it->second;
+    if (fresh) {
+      known.labels.emplace_back("__name__", std::string(family.name));
+      for (const auto& [name, value] : series.labels) known.labels.emplace_back(std::string(name), value);
+      normalize_labels(known.labels);  // sorted once here, so the store need not copy them
+    }
+    if (known.ask_cap) {
+      known.admitted = cap_.admit(known.labels, t);
+      known.aggregate = known.admitted ? Labels{} : aggregate_labels(known.labels);
+      known.ask_cap = false;
+    }
+    known.seen_ms = t;
+    // Never ahead of the snapshot: a read time comes from the same clock, at or before it.
+    const std::int64_t read_t = series.read_ms > 0 ? std::min(series.read_ms, t) : t;
+    if (known.admitted) {
+      if (read_t <= known.stored_read_ms) continue;  // carried, not read again: already stored
+      store_->append(known.labels, read_t,
+                     series.value);  // a refusal (time going back) is counted by the store
+      known.stored_read_ms = read_t;
+    } else {
+      aggregates[known.aggregate] += series.value;
+    }
   }
+  for (const auto& [agg, value] : aggregates) store_->append(agg, t, value);
 }
 
 std::vector<Family> SnapshotHistory::health_families() const {

@@ -1,12 +1,14 @@
 // The agent's side of the history store: appends every series /metrics exposes for a snapshot (the same
-// names and labels as native_families), stamped with the time its value was read, and renders the store's
-// health as gpuwatch_store_* families for /metrics. A value carried into a snapshot without being read again
-// (a group read every 30 s, a stale GPU) is not stored again: history holds what was read, when it was read.
+// names and labels: native_families and what the agent published with it, less kNotStoredFamilies), stamped
+// with the time its value was read, and renders the store's health as gpuwatch_store_* families for /metrics.
+// A value carried into a snapshot without being read again (a group read every 30 s, a stale GPU) is not
+// stored again: history holds what was read, when it was read.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,8 +25,9 @@ class SnapshotHistory {
   // max_process_series: the per-process series cap (see ProcessSeriesCap).
   SnapshotHistory(std::shared_ptr<Store> store, std::size_t max_process_series);
 
-  // Appends one snapshot; quick (memory only). Called on the history sink's thread, one snapshot at a time.
-  void append(const Snapshot& snapshot);
+  // Appends one snapshot and the families published with it (alerts, the store's and the sinks' health),
+  // at the snapshot's time; quick (memory only). Called on the history sink's thread, one at a time.
+  void append(const Snapshot& snapshot, std::span<const Family> published = {});
   // The gpuwatch_store_* families; thread-safe.
   std::vector<Family> health_families() const;
   const std::shared_ptr<Store>& store() const { return store_; }
@@ -43,7 +46,8 @@ class SnapshotHistory {
     std::int64_t stored_read_ms = INT64_MIN;
   };
   static constexpr std::int64_t kCacheMs = 60'000;
-  void sweep(std::int64_t now_ms);  // under mu_
+  void sweep(std::int64_t now_ms);                                             // under mu_
+  void append_family(const Family& family, std::int64_t t, std::string& key);  // under mu_
 
   std::shared_ptr<Store> store_;
   mutable std::mutex mu_;

@@ -1,6 +1,6 @@
-// Detection end to end on recorded inputs: a recorded kernel log and a fake sysfs tree next to a snapshot
-// raise the XID with its process, the lost GPU and the uncorrectable AER error; the agent's options reach
-// the detectors.
+// Detection end to end on recorded inputs: a recorded kernel log and a fake sysfs tree, read by the host
+// sources into a snapshot, raise the XID with its process, the lost GPU and the uncorrectable AER error;
+// detection itself reads nothing but the snapshot; the agent's options reach the detectors.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +10,8 @@
 #include "detect/detection.h"
 #include "detect_fixture.h"
 #include "fake_pci_tree.h"
+#include "http/native_metrics.h"
+#include "sources/host/host_reader.h"
 
 namespace gpuwatch::detect {
 namespace {
@@ -35,6 +37,23 @@ class TempTree {
   std::filesystem::path path_;
 };
 
+// The snapshot with what the host sources read for its GPUs, as the collector publishes it.
+Snapshot with_host(Snapshot s, HostReader& reader) {
+  HostRequest request;
+  request.now_ms = s.timestamp_ms;
+  for (const auto& d : s.devices) request.gpu_bus_ids.push_back(d.identity.pci_bus_id);
+  auto reading = reader.read(request);
+  s.host = reading.host;
+  s.sources = std::move(reading.sources);
+  return s;
+}
+
+std::string rendered(const Snapshot& s) {
+  std::string out;
+  for (const auto& f : native_families(s)) append_family(out, f, ExpositionFormat::kText004);
+  return out;
+}
+
 TEST(Detection, RecordedKernelLogAndSysfsTreeRaiseTheirAlerts) {
   TempTree tree;
   Gpu g0(0), g1(1);  // bus ids 0000:18:00.0 and 0000:19:00.0
@@ -46,71 +65,87 @@ TEST(Detection, RecordedKernelLogAndSysfsTreeRaiseTheirAlerts) {
       "4,3,99001200000,-;NVRM: GPU 0000:19:00.0: GPU has fallen off the bus.\n");
   tree.write("sys/bus/pci/devices/0000:18:00.0/aer_dev_fatal", "TOTAL_ERR_FATAL 0\n");
   tree.write("sys/module/nvidia/version", "550.54.15\n");
+  HostReader reader({(tree.path() / "kmsg").string(), (tree.path() / "sys").string(), ""});
   AgentOptions options;
-  options.kmsg = (tree.path() / "kmsg").string();
-  options.sysfs_root = (tree.path() / "sys").string();
   options.detectors.oom_forecast.horizon = std::chrono::hours(2);
   const DetectionOptions d = detection_options(options);
   EXPECT_EQ(d.settings.oom_forecast.horizon, std::chrono::hours(2));
   Detection detection(d);
 
-  auto cs = detection.evaluate(test::snapshot_at(1000, {g0, g1}));
+  const Snapshot first = with_host(test::snapshot_at(1000, {g0, g1}), reader);
+  auto cs = detection.evaluate(first);
   EXPECT_EQ(test::names(cs), (std::vector<std::string>{"GpuXidApplication", "GpuLost", "Watchdog"}));
   EXPECT_EQ(cs[0].labels.at("process"), "trainer");
   EXPECT_EQ(cs[1].labels.at("gpu"), "1");
-  ASSERT_TRUE(detection.kmsg_status().has_value());
-  EXPECT_TRUE(detection.kmsg_status()->readable);
+  ASSERT_TRUE(first.host->kernel_log.has_value());
+  EXPECT_TRUE(first.host->kernel_log->readable);
+  const std::string metrics = rendered(first);
+  EXPECT_NE(metrics.find("gpuwatch_kernel_log_readable 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("gpuwatch_kernel_log_events_total{kind=\"xid\"} 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("gpuwatch_source_success{source=\"kernel_log\"} 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("gpuwatch_source_success{source=\"pcie_aer\"} 1\n"), std::string::npos) << metrics;
 
   // The fatal AER counter rises between two evaluations.
   tree.write("sys/bus/pci/devices/0000:18:00.0/aer_dev_fatal", "TOTAL_ERR_FATAL 1\n");
-  cs = detection.evaluate(test::snapshot_at(2000, {g0, g1}));
+  cs = detection.evaluate(with_host(test::snapshot_at(2000, {g0, g1}), reader));
   EXPECT_EQ(test::names(cs), (std::vector<std::string>{"GpuXidApplication", "GpuLost",
                                                        "GpuPcieUncorrectableError", "Watchdog"}));
 }
 
-TEST(Detection, NoKernelLogNoSysfsStillDetectsFromTheSnapshot) {
-  AgentOptions options;
-  options.kmsg = "";
-  options.sysfs_root = "";
-  Detection detection(detection_options(options));
-  Gpu g(0);
-  g.state(DeviceState::kLost);
-  EXPECT_FALSE(detection.kmsg_status().has_value());
-  std::string metrics;
-  detection.append_metrics(metrics, ExpositionFormat::kText004);
-  EXPECT_EQ(metrics, "") << "no kernel log, no families";
-  EXPECT_EQ(test::names(detection.evaluate(test::snapshot_at(1000, {g}))),
-            (std::vector<std::string>{"GpuLost", "Watchdog"}));
+TEST(Detection, ASkippedSnapshotLosesNoKernelLogEvent) {
+  TempTree tree;
+  Gpu g0(0);
+  tree.write("kmsg", "");
+  HostReader reader({(tree.path() / "kmsg").string(), "", ""});
+  Detection detection({});
+  EXPECT_EQ(test::names(detection.evaluate(with_host(test::snapshot_at(1000, {g0}), reader))),
+            (std::vector<std::string>{"Watchdog"}));
+  tree.write("kmsg",
+             "4,2,91233420012,-;NVRM: Xid (PCI:0000:18:00): 31, pid=4242, name=trainer, Ch 00000010, MMU "
+             "Fault\n");
+  // The snapshot that first held the XID never reaches detection (a full queue drops it) ...
+  const Snapshot dropped = with_host(test::snapshot_at(2000, {g0}), reader);
+  EXPECT_EQ(dropped.host->kernel_events_read, 1u);
+  // ... the next one still carries it, once.
+  auto cs = detection.evaluate(with_host(test::snapshot_at(3000, {g0}), reader));
+  EXPECT_EQ(test::names(cs), (std::vector<std::string>{"GpuXidApplication", "Watchdog"}));
+  cs = detection.evaluate(with_host(test::snapshot_at(4000, {g0}), reader));
+  EXPECT_EQ(cs.front().labels.at("process"), "trainer") << "the XID condition holds, not raised again";
 }
 
-TEST(Detection, AnUnreadableKernelLogIsAMetricNotAFailure) {
-  AgentOptions options;
-  options.kmsg = "/nonexistent/kmsg";
-  options.sysfs_root = "";
-  Detection detection(detection_options(options));
+TEST(Detection, NoHostReadingsStillDetectsFromTheSnapshot) {
+  Detection detection(detection_options(AgentOptions{}));
   Gpu g(0);
-  EXPECT_EQ(test::names(detection.evaluate(test::snapshot_at(1000, {g}))),
+  g.state(DeviceState::kLost);
+  const Snapshot s = test::snapshot_at(1000, {g});
+  EXPECT_EQ(rendered(s).find("gpuwatch_kernel_log"), std::string::npos) << "no kernel log, no families";
+  EXPECT_EQ(test::names(detection.evaluate(s)), (std::vector<std::string>{"GpuLost", "Watchdog"}));
+}
+
+TEST(Detection, AnUnreadableKernelLogIsAFailedSourceNotAFailedDetection) {
+  HostReader reader({"/nonexistent/kmsg", "", ""});
+  Detection detection({});
+  Gpu g(0);
+  EXPECT_EQ(test::names(detection.evaluate(with_host(test::snapshot_at(1000, {g}), reader))),
             (std::vector<std::string>{"Watchdog"}));
-  detection.evaluate(test::snapshot_at(2000, {g}));
-  std::string metrics;
-  detection.append_metrics(metrics, ExpositionFormat::kText004);
+  const Snapshot s = with_host(test::snapshot_at(2000, {g}), reader);
+  detection.evaluate(s);
+  const std::string metrics = rendered(s);
   EXPECT_NE(metrics.find("gpuwatch_kernel_log_readable 0\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("gpuwatch_kernel_log_open_failures_total 2\n"), std::string::npos) << metrics;
-  EXPECT_NE(detection.kmsg_status()->error.find("No such file"), std::string::npos);
+  EXPECT_NE(metrics.find("gpuwatch_source_success{source=\"kernel_log\"} 0\n"), std::string::npos) << metrics;
+  EXPECT_NE(s.host->kernel_log->error.find("No such file"), std::string::npos);
+  ASSERT_EQ(s.sources.size(), 1u);
+  EXPECT_EQ(s.sources[0].reason, "unreadable");
 }
 
 TEST(Detection, SharedPcieLinksFromSysfsAreMetrics) {
   TempTree tree;
   gpuwatch::test::add_switch_with_two_gpus(tree.path() /
                                            "sys");  // GPUs 0 and 1 below switch port 0000:01:00.0
-  AgentOptions options;
-  options.kmsg = "";
-  options.sysfs_root = (tree.path() / "sys").string();
-  Detection detection(detection_options(options));
+  HostReader reader({"", (tree.path() / "sys").string(), ""});
   Gpu g0(0), g1(1), g2(2);
-  detection.evaluate(test::snapshot_at(1000, {g0, g1, g2}));
-  std::string metrics;
-  detection.append_metrics(metrics, ExpositionFormat::kText004);
+  const std::string metrics = rendered(with_host(test::snapshot_at(1000, {g0, g1, g2}), reader));
   EXPECT_NE(metrics.find("# TYPE gpu_pcie_shared_link_info gauge\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find(
                 "gpu_pcie_shared_link_info{gpu=\"0\",uuid=\"GPU-00000000\",pcie_link=\"0000:01:00.0\"} 1\n"),

@@ -1,0 +1,152 @@
+#include "sources/host/host_reader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string_view>
+
+#include "core/utf8.h"
+
+namespace gpuwatch {
+namespace {
+
+// The CUDA driver and runtime libraries a process maps (each path once).
+std::vector<std::string> cuda_libraries(const std::string& proc_root, unsigned pid) {
+  std::vector<std::string> out;
+  std::ifstream maps(proc_root + "/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    std::string path = to_valid_utf8(std::string_view(line).substr(slash));  // quoted in alerts
+    const auto base = path.substr(path.rfind('/') + 1);
+    if (!base.starts_with("libcuda.so.") && !base.starts_with("libcudart.so.")) continue;
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+  }
+  return out;
+}
+
+// Wall time of one source's read, for gpuwatch_source_duration_seconds.
+class Stopwatch {
+ public:
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+SourceStatus ok(std::string name, const Stopwatch& watch) {
+  return SourceStatus{std::move(name), true, watch.seconds(), {}, {}};
+}
+
+}  // namespace
+
+HostReader::HostReader(HostSourceOptions options) : options_(std::move(options)) {
+  if (!options_.kmsg.empty()) {
+    kmsg_.emplace(options_.kmsg);
+    names_.push_back("kernel_log");
+  }
+  if (!options_.sysfs_root.empty()) {
+    for (const char* name : {"pcie_aer", "pcie_topology", "driver_module"}) names_.emplace_back(name);
+  }
+  if (!options_.proc_root.empty()) names_.push_back("procfs");
+}
+
+HostReading HostReader::read(const HostRequest& request) {
+  auto host = std::make_shared<HostSnapshot>();
+  HostReading out;
+  read_kernel_log(*host, out.sources);
+  read_sysfs(request, *host, out.sources);
+  read_procfs(request, *host, out.sources);
+  out.host = std::move(host);
+  return out;
+}
+
+void HostReader::read_kernel_log(HostSnapshot& host, std::vector<SourceStatus>& out) {
+  if (!kmsg_) return;
+  const Stopwatch watch;
+  auto fresh = kmsg_->poll();
+  if (!fresh.empty()) {
+    // Copied only when something was logged: the window is shared between snapshots otherwise.
+    auto window = std::make_shared<std::vector<kernel::KernelEvent>>(*events_);
+    events_read_ += fresh.size();
+    for (auto& e : fresh) {
+      ++event_counts_[kernel::to_string(e.kind)];
+      window->push_back(std::move(e));
+    }
+    if (window->size() > kKernelEventWindow)
+      window->erase(window->begin(), window->end() - static_cast<std::ptrdiff_t>(kKernelEventWindow));
+    events_ = std::move(window);
+  }
+  host.kernel_events = events_;
+  host.kernel_events_read = events_read_;
+  host.kernel_event_counts = event_counts_;
+  host.kernel_log = kmsg_->status();
+  SourceStatus status = ok("kernel_log", watch);
+  if (!host.kernel_log->readable) {
+    status.success = false;
+    status.reason = "unreadable";
+    status.message = host.kernel_log->error;
+  }
+  out.push_back(std::move(status));
+}
+
+void HostReader::read_sysfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out) {
+  host.shared_pcie_links = shared_links_;
+  if (options_.sysfs_root.empty()) return;
+  {
+    const Stopwatch watch;
+    for (const auto& bus : request.gpu_bus_ids) {
+      if (auto aer = kernel::read_aer_counters(options_.sysfs_root, bus)) host.aer[bus] = *aer;
+    }
+    out.push_back(ok("pcie_aer", watch));
+  }
+  {
+    const Stopwatch watch;
+    // A link can retrain, so the topology is re-read now and then, and at once when the GPUs change.
+    if (request.gpu_bus_ids != topology_gpus_ || request.now_ms - topology_read_ms_ >= kTopologyRefreshMs ||
+        request.now_ms < topology_read_ms_) {
+      shared_links_ = std::make_shared<const std::vector<kernel::SharedPcieLink>>(
+          kernel::read_shared_pcie_links(options_.sysfs_root, request.gpu_bus_ids));
+      topology_gpus_ = request.gpu_bus_ids;
+      topology_read_ms_ = request.now_ms;
+    }
+    host.shared_pcie_links = shared_links_;
+    out.push_back(ok("pcie_topology", watch));
+  }
+  {
+    const Stopwatch watch;
+    host.kernel_module_version = kernel::read_nvidia_module_version(options_.sysfs_root);
+    out.push_back(ok("driver_module", watch));
+  }
+}
+
+void HostReader::read_procfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out) {
+  host.process_libraries = libraries_;
+  host.workloads = workloads_;
+  if (options_.proc_root.empty()) return;
+  const Stopwatch watch;
+  if (request.pids != pids_) {
+    // A process is read once: what it maps and where it runs are kept until it leaves the snapshot.
+    auto libraries = std::make_shared<std::map<unsigned, std::vector<std::string>>>();
+    auto workloads = std::make_shared<std::map<unsigned, procfs::Workload>>();
+    for (unsigned pid : request.pids) {
+      if (auto it = libraries_->find(pid); it != libraries_->end()) {
+        libraries->emplace(pid, it->second);
+        workloads->emplace(pid, workloads_->at(pid));
+        continue;
+      }
+      libraries->emplace(pid, cuda_libraries(options_.proc_root, pid));
+      workloads->emplace(pid, procfs::read_workload(options_.proc_root, pid).value_or(procfs::Workload{}));
+    }
+    libraries_ = std::move(libraries);
+    workloads_ = std::move(workloads);
+    pids_ = request.pids;
+  }
+  host.process_libraries = libraries_;
+  host.workloads = workloads_;
+  out.push_back(ok("procfs", watch));
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,74 @@
+// The host's sources, read once per tick on the collector's side: the kernel log (kernel_log), PCIe AER
+// counters (pcie_aer), the PCIe links GPUs share (pcie_topology), the loaded driver module (driver_module)
+// and each GPU process's mapped CUDA libraries and cgroup workload (procfs). Every root comes from the
+// options, so tests point them at fake trees; a root given as "" is not read and its source not reported.
+//
+// Each part reads at its own cadence: the kernel log without blocking on every read, AER counters and the
+// module version on every read, the topology every 10 s or when the GPUs change, a process once. Not
+// thread-safe: the collector runs read() on one worker at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/snapshot.h"
+#include "sources/host/host_snapshot.h"
+
+namespace gpuwatch {
+
+struct HostSourceOptions {
+  std::string kmsg;        // /dev/kmsg or a recorded copy; "" = do not read the kernel log
+  std::string sysfs_root;  // /sys; "" = do not read AER counters, topology or the driver module
+  std::string proc_root;   // /proc; "" = do not read processes' mapped libraries and cgroups
+};
+
+// What the host is asked about: the snapshot's GPUs (normalised bus ids, physical GPUs only) and processes.
+struct HostRequest {
+  std::int64_t now_ms = 0;
+  std::vector<std::string> gpu_bus_ids;
+  std::vector<unsigned> pids;  // sorted, unique
+};
+
+struct HostReading {
+  std::shared_ptr<const HostSnapshot> host;
+  std::vector<SourceStatus> sources;  // one per source read, in source_names() order
+};
+
+class HostReader {
+ public:
+  explicit HostReader(HostSourceOptions options);
+  HostReading read(const HostRequest& request);
+  // The sources this reader reads, in the order read() reports them.
+  const std::vector<std::string>& source_names() const { return names_; }
+
+  static constexpr std::size_t kKernelEventWindow = 1024;
+  static constexpr std::int64_t kTopologyRefreshMs = 10'000;
+
+ private:
+  void read_kernel_log(HostSnapshot& host, std::vector<SourceStatus>& out);
+  void read_sysfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out);
+  void read_procfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out);
+
+  HostSourceOptions options_;
+  std::vector<std::string> names_;
+  std::optional<kernel::KmsgReader> kmsg_;
+  std::shared_ptr<const std::vector<kernel::KernelEvent>> events_ =
+      std::make_shared<const std::vector<kernel::KernelEvent>>();
+  std::uint64_t events_read_ = 0;
+  std::map<std::string, std::uint64_t> event_counts_;
+  std::vector<std::string> topology_gpus_;
+  std::int64_t topology_read_ms_ = 0;
+  std::shared_ptr<const std::vector<kernel::SharedPcieLink>> shared_links_ =
+      std::make_shared<const std::vector<kernel::SharedPcieLink>>();
+  std::vector<unsigned> pids_;
+  std::shared_ptr<const std::map<unsigned, std::vector<std::string>>> libraries_ =
+      std::make_shared<const std::map<unsigned, std::vector<std::string>>>();
+  std::shared_ptr<const std::map<unsigned, procfs::Workload>> workloads_ =
+      std::make_shared<const std::map<unsigned, procfs::Workload>>();
+};
+
+}  // namespace gpuwatch

@@ -1,0 +1,39 @@
+// What the host (not NVML) said in one tick: kernel-log events, PCIe AER counters, the PCIe links GPUs share,
+// the loaded driver module, and for each GPU process its mapped CUDA libraries and its workload (cgroup). It
+// is published with the snapshot (Snapshot::host) and immutable: /metrics, the store, the JSON API and the
+// detectors read it; none of them reads the host. Parts that rarely change are shared between snapshots.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sources/kernel/kernel_event.h"
+#include "sources/kernel/kmsg_reader.h"
+#include "sources/kernel/pcie_aer.h"
+#include "sources/kernel/pcie_topology.h"
+#include "sources/procfs/workload.h"
+
+namespace gpuwatch {
+
+struct HostSnapshot {
+  // The newest kernel-log events, oldest first: a bounded window shared until a new event arrives, so a
+  // consumer that skipped snapshots (a full queue) still finds the events it has not seen.
+  std::shared_ptr<const std::vector<kernel::KernelEvent>> kernel_events;
+  std::uint64_t kernel_events_read = 0;  // events read since the agent started; the window is the last ones
+  std::map<std::string, std::uint64_t>
+      kernel_event_counts;                           // by kind (to_string(KernelEventKind)), ever read
+  std::optional<kernel::KmsgStatus> kernel_log;      // nullopt when the kernel log is not read (--kmsg "")
+  std::map<std::string, kernel::AerCounters> aer;    // by normalised bus id, for the GPUs that have AER files
+  std::optional<std::string> kernel_module_version;  // /sys/module/nvidia/version
+  // PCIe links two or more GPUs share (switch uplinks), re-read every 10 s and when the GPUs change.
+  std::shared_ptr<const std::vector<kernel::SharedPcieLink>> shared_pcie_links;
+  // By pid, for the snapshot's GPU processes; each process is read once. Shared while the pids stay the same.
+  std::shared_ptr<const std::map<unsigned, std::vector<std::string>>> process_libraries;
+  std::shared_ptr<const std::map<unsigned, procfs::Workload>> workloads;
+};
+
+}  // namespace gpuwatch
