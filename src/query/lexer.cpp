@@ -225,8 +225,15 @@ class Lexer {
       case '\'':
         return "'";
       case 'x': {
-        if (i_ + 2 > q_.size()) fail(start, "bad escape in string");
-        const int v = std::stoi(std::string(q_.substr(i_, 2)), nullptr, 16);
+        // Exactly two hex digits, as Go's strconv.Unquote (and so Prometheus) reads them.
+        const auto hex = [](char h) {
+          return h >= '0' && h <= '9'   ? h - '0'
+                 : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                 : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                        : -1;
+        };
+        if (i_ + 2 > q_.size() || hex(q_[i_]) < 0 || hex(q_[i_ + 1]) < 0) fail(start, "bad escape in string");
+        const int v = hex(q_[i_]) * 16 + hex(q_[i_ + 1]);
         i_ += 2;
         return std::string(1, static_cast<char>(v));
       }

@@ -41,8 +41,9 @@ std::vector<Family> closed_families() {
 
 void add_by_reason(Family& f, const std::map<std::string, std::uint64_t>& counts) {
   for (const auto& [reason, n] : counts) {
-    auto it = std::find_if(f.series.begin(), f.series.end(), [&](const Series& s) {
-      return !s.labels.empty() && s.labels[0].second == reason;
+    // Captured by name: C++20 lambdas cannot capture a structured binding (clang refuses it).
+    auto it = std::find_if(f.series.begin(), f.series.end(), [&name = reason](const Series& s) {
+      return !s.labels.empty() && s.labels[0].second == name;
     });
     if (it == f.series.end())
       f.series.push_back(Series{{{"reason", reason}}, static_cast<double>(n)});

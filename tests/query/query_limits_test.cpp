@@ -128,6 +128,14 @@ TEST_F(QueryLimits, NestingDeeperThanTheLimitIsBadData) {
 }
 
 // 0xfff...f threw std::out_of_range from stoull (a 500).
+// A \x escape needs two hex digits; a fuzzed query with "\x(g" made the lexer throw stoi's exception (500).
+TEST_F(QueryLimits, AHexEscapeWithoutTwoHexDigitsIsBadData) {
+  EXPECT_NE(bad_query(R"(gpu_power_watts{gpu="\x(g"})").find("bad escape in string"), std::string::npos);
+  EXPECT_NE(bad_query(R"(gpu_power_watts{gpu="\xFz"})").find("bad escape in string"), std::string::npos);
+  EXPECT_NE(bad_query(R"(gpu_power_watts{gpu="\x)").find("bad escape in string"), std::string::npos);
+  EXPECT_EQ(call(routes_, "/api/v1/query", {{"query", R"(gpu_power_watts{gpu="\x31"})"}}).status, 200);
+}
+
 TEST_F(QueryLimits, NumberLiteralsOutOfRangeAreBadData) {
   EXPECT_NE(bad_query("0xffffffffffffffffff").find("error parsing number"), std::string::npos);
   EXPECT_NE(bad_query("1e400").find("error parsing number"), std::string::npos);
