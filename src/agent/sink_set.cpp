@@ -1,21 +1,9 @@
 #include "agent/sink_set.h"
 
 #include "core/metric_catalogue.h"
+#include "http/catalogue_family.h"
 
 namespace gpuwatch {
-namespace {
-
-Family catalogue_family(Metric m) {
-  const MetricDef& def = metric_def(m);
-  return Family{def.name,
-                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
-                def.unit,
-                def.help,
-                {}};
-}
-
-}  // namespace
-
 SinkSet::SinkSet(const std::vector<std::shared_ptr<SnapshotSink>>& sinks,
                  std::chrono::milliseconds stop_grace)
     : stop_grace_(stop_grace) {

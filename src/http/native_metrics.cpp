@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "http/catalogue_family.h"
 #include "sources/host/host_snapshot.h"
 
 namespace gpuwatch {
@@ -25,14 +26,6 @@ Series make_series(Labels identity, const MetricDef& def, const std::array<std::
     if (!def.labels[i].empty()) identity.emplace_back(def.labels[i], extra[i]);
   }
   return Series{std::move(identity), value, read_ms};
-}
-
-Family catalogue_family(const MetricDef& def) {
-  return Family{def.name,
-                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
-                def.unit,
-                def.help,
-                {}};
 }
 
 void add(std::vector<Family>& by_metric, Metric m, Labels identity, const std::array<std::string, 3>& extra,

@@ -1,27 +1,9 @@
 #include "http/server_stats.h"
 
 #include "core/metric_catalogue.h"
+#include "http/catalogue_family.h"
 
 namespace gpuwatch {
-namespace {
-
-Family family_of(Metric m) {
-  const MetricDef& def = metric_def(m);
-  return Family{def.name,
-                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
-                def.unit,
-                def.help,
-                {}};
-}
-
-Family single(Metric m, double value) {
-  Family f = family_of(m);
-  f.series.push_back(Series{{}, value});
-  return f;
-}
-
-}  // namespace
-
 const char* reject_reason_name(RejectReason reason) {
   switch (reason) {
     case RejectReason::kHeaderTimeout:
@@ -46,16 +28,16 @@ const char* reject_reason_name(RejectReason reason) {
 
 std::vector<Family> ServerStats::families(std::size_t in_flight, std::size_t queued) const {
   std::vector<Family> out;
-  Family rejected = family_of(Metric::kHttpRejected);
+  Family rejected = catalogue_family(Metric::kHttpRejected);
   for (std::size_t i = 0; i < kRejectReasons; ++i) {
     // Every reason from 0, so that an alert on a rate sees the first refusal.
     rejected.series.push_back(Series{{{"reason", reject_reason_name(static_cast<RejectReason>(i))}},
                                      static_cast<double>(rejected_[i].load())});
   }
   out.push_back(std::move(rejected));
-  out.push_back(single(Metric::kHttpConnections, static_cast<double>(connections.load())));
-  out.push_back(single(Metric::kHttpInFlight, static_cast<double>(in_flight)));
-  out.push_back(single(Metric::kHttpQueued, static_cast<double>(queued)));
+  out.push_back(single_value_family(Metric::kHttpConnections, static_cast<double>(connections.load())));
+  out.push_back(single_value_family(Metric::kHttpInFlight, static_cast<double>(in_flight)));
+  out.push_back(single_value_family(Metric::kHttpQueued, static_cast<double>(queued)));
   return out;
 }
 

@@ -6,25 +6,11 @@
 
 #include "core/json_text.h"
 #include "core/metric_catalogue.h"
+#include "http/catalogue_family.h"
 #include "store/store_error.h"
 
 namespace gpuwatch::store {
 namespace {
-
-Family family_of(Metric m) {
-  const MetricDef& def = metric_def(m);
-  return Family{def.name,
-                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
-                def.unit,
-                def.help,
-                {}};
-}
-
-Family single(Metric m, double value) {
-  Family f = family_of(m);
-  f.series.push_back(Series{{}, value});
-  return f;
-}
 
 // What a store that is not open shows: every family the open store has, at zero, so that dashboards and
 // alerts see the store's series throughout.
@@ -34,7 +20,7 @@ std::vector<Family> closed_families() {
        {Metric::kStoreSamplesAppended, Metric::kStoreSamplesRejected, Metric::kStoreSeries,
         Metric::kStoreSize, Metric::kStoreWriteErrors, Metric::kStoreDroppedProcessSeries,
         Metric::kStoreCorruptBlocks, Metric::kStoreCorruptWalRecords, Metric::kStoreWalDroppedBytes}) {
-    out.push_back(metric_def(m).labels[0].empty() ? single(m, 0) : family_of(m));
+    out.push_back(metric_def(m).labels[0].empty() ? single_value_family(m, 0) : catalogue_family(m));
   }
   return out;
 }
@@ -140,8 +126,8 @@ std::vector<Family> RetryingHistory::health_families() const {
     add_by_reason(f, open_errors);  // a failed open is a failed write: the store's write alerts see it
     add_every_reason(f);
   }
-  out.push_back(single(Metric::kStoreUp, history ? 1 : 0));
-  Family opens = family_of(Metric::kStoreOpenErrors);
+  out.push_back(single_value_family(Metric::kStoreUp, history ? 1 : 0));
+  Family opens = catalogue_family(Metric::kStoreOpenErrors);
   add_by_reason(opens, open_errors);
   add_every_reason(opens);
   out.push_back(std::move(opens));

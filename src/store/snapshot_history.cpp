@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/metric_catalogue.h"
+#include "http/catalogue_family.h"
 #include "http/native_metrics.h"
 
 namespace gpuwatch::store {
@@ -11,23 +12,8 @@ namespace {
 
 constexpr std::int64_t kForgetProcessSeriesMs = 10 * 60 * 1000;
 
-Family family_of(Metric m) {
-  const MetricDef& def = metric_def(m);
-  return Family{def.name,
-                def.kind == MetricKind::kCounter ? FamilyType::kCounter : FamilyType::kGauge,
-                def.unit,
-                def.help,
-                {}};
-}
-
-Family single(Metric m, double value) {
-  Family f = family_of(m);
-  f.series.push_back(Series{{}, value});
-  return f;
-}
-
 Family by_reason(Metric m, const std::map<std::string, std::uint64_t>& counts) {
-  Family f = family_of(m);
+  Family f = catalogue_family(m);
   for (const auto& [reason, n] : counts)
     f.series.push_back(Series{{{"reason", reason}}, static_cast<double>(n)});
   return f;
@@ -103,20 +89,23 @@ std::vector<Family> SnapshotHistory::health_families() const {
     dropped = cap_.dropped();
   }
   std::vector<Family> out;
-  out.push_back(single(Metric::kStoreSamplesAppended, static_cast<double>(h.samples_appended)));
+  out.push_back(single_value_family(Metric::kStoreSamplesAppended, static_cast<double>(h.samples_appended)));
   out.push_back(by_reason(Metric::kStoreSamplesRejected, h.samples_rejected));
-  out.push_back(single(Metric::kStoreSeries, static_cast<double>(h.series)));
-  out.push_back(single(Metric::kStoreSize, static_cast<double>(h.bytes_on_disk)));
+  out.push_back(single_value_family(Metric::kStoreSeries, static_cast<double>(h.series)));
+  out.push_back(single_value_family(Metric::kStoreSize, static_cast<double>(h.bytes_on_disk)));
   Family errors = by_reason(Metric::kStoreWriteErrors, h.write_errors);
   if (errors.series.empty())
     errors.series.push_back(Series{{{"reason", "no_space"}}, 0});  // alertable from 0
   out.push_back(std::move(errors));
   if (h.last_sync_unix_ms > 0)
-    out.push_back(single(Metric::kStoreLastSync, static_cast<double>(h.last_sync_unix_ms) / 1000.0));
-  out.push_back(single(Metric::kStoreDroppedProcessSeries, static_cast<double>(dropped)));
-  out.push_back(single(Metric::kStoreCorruptBlocks, static_cast<double>(h.corrupt_blocks)));
-  out.push_back(single(Metric::kStoreCorruptWalRecords, static_cast<double>(h.corrupt_wal_records)));
-  out.push_back(single(Metric::kStoreWalDroppedBytes, static_cast<double>(h.unwritten_bytes_dropped)));
+    out.push_back(
+        single_value_family(Metric::kStoreLastSync, static_cast<double>(h.last_sync_unix_ms) / 1000.0));
+  out.push_back(single_value_family(Metric::kStoreDroppedProcessSeries, static_cast<double>(dropped)));
+  out.push_back(single_value_family(Metric::kStoreCorruptBlocks, static_cast<double>(h.corrupt_blocks)));
+  out.push_back(
+      single_value_family(Metric::kStoreCorruptWalRecords, static_cast<double>(h.corrupt_wal_records)));
+  out.push_back(
+      single_value_family(Metric::kStoreWalDroppedBytes, static_cast<double>(h.unwritten_bytes_dropped)));
   return out;
 }
 
