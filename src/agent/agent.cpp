@@ -58,7 +58,10 @@ HttpServerOptions server_options(const AgentOptions& options,
   so.routes = alerts->routes();
   // The Prometheus query API over the history store; 503 with the reason while the store cannot open.
   if (history) {
-    for (auto& route : store::unavailable_until_open(query::query_routes(history), history))
+    query::QueryApiOptions query_options;
+    query_options.eval.timeout = options.query_timeout;
+    query_options.eval.max_samples = options.query_max_samples;
+    for (auto& route : store::unavailable_until_open(query::query_routes(history, query_options), history))
       so.routes.push_back(std::move(route));
   }
   // After the snapshot's families, what the agent's parts publish: the same list the history stores.

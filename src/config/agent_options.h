@@ -37,6 +37,9 @@ struct AgentOptions {
   std::uint64_t retention_size = std::uint64_t{1} << 30;
   std::size_t store_max_process_series = 2000;
   std::chrono::milliseconds downsample_after{48LL * 3600 * 1000};  // 0: keep every sample
+  // The query API's limits (docs/query.md), as Prometheus's --query.timeout and --query.max-samples.
+  std::chrono::milliseconds query_timeout{2 * 60 * 1000};
+  std::size_t query_max_samples = 50'000'000;
   // Alerting (docs/alerting.md).
   std::string alertmanager_url;
   std::string alert_webhook_url;

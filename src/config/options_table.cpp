@@ -120,6 +120,20 @@ std::optional<std::string> apply_max_process_series(AgentOptions& o, std::string
   return std::nullopt;
 }
 
+std::optional<std::string> apply_query_timeout(AgentOptions& o, std::string_view v) {
+  auto d = parse_duration(v);
+  if (!d || *d < std::chrono::milliseconds(10)) return "expected a duration of at least 10ms, such as 2m";
+  o.query_timeout = *d;
+  return std::nullopt;
+}
+
+std::optional<std::string> apply_query_max_samples(AgentOptions& o, std::string_view v) {
+  if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string_view::npos || v == "0")
+    return "expected a number of samples of at least 1, such as 50000000";
+  o.query_max_samples = std::stoull(std::string(v));
+  return std::nullopt;
+}
+
 std::optional<std::string> apply_downsample_after(AgentOptions& o, std::string_view v) {
   if (v == "off") {
     o.downsample_after = std::chrono::milliseconds(0);
@@ -232,6 +246,12 @@ std::vector<OptionSpec> make_table() {
        "Per-process series kept in history; beyond it processes are summed per GPU (pid=\"other\")", false,
        apply_max_process_series,
        [](const AgentOptions& o) { return std::to_string(o.store_max_process_series); }},
+      {"query_timeout", "DURATION",
+       "A query still evaluating after this fails with a timeout (HTTP 503), as Prometheus's --query.timeout",
+       false, apply_query_timeout, [](const AgentOptions& o) { return format_duration(o.query_timeout); }},
+      {"query_max_samples", "N",
+       "A query that would load more samples fails (HTTP 422), as Prometheus's --query.max-samples", false,
+       apply_query_max_samples, [](const AgentOptions& o) { return std::to_string(o.query_max_samples); }},
       {"downsample_after", "DURATION|off",
        "History older than this keeps one sample a minute plus :1m_min/max/avg/count series", false,
        apply_downsample_after,

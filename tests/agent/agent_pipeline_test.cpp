@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
 #include <regex>
 #include <thread>
 
@@ -104,6 +107,34 @@ TEST(AgentPipeline, AReloadWithANewIntervalKeepsTheSinksAndTheRestartOnlySetting
   EXPECT_EQ(agent.options().listen, "127.0.0.1:0");
   EXPECT_FALSE(scrape(agent.port()).empty());
   EXPECT_TRUE(agent.stop());
+}
+
+// The query limits are agent settings: the query API the Agent serves refuses a query over query_max_samples.
+TEST(AgentPipeline, TheQueryApiHonoursTheConfiguredSampleLimit) {
+  std::string dir = (std::filesystem::temp_directory_path() / "gpuwatch-agent-query-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  AgentOptions o = simulated_node(50ms);
+  o.store = true;
+  o.data_dir = dir;
+  o.query_max_samples = 20;
+  Agent agent(o);
+  agent.start();
+  httplib::Client client("127.0.0.1", agent.port());
+  client.set_read_timeout(5, 0);
+  int status = 0;
+  std::string body;
+  // Every GPU's temperature over the last hour: 8 series, more than 20 samples once a few ticks are stored.
+  for (int i = 0; i < 100 && status != 422; ++i) {
+    std::this_thread::sleep_for(50ms);
+    auto r = client.Get("/api/v1/query?query=gpu_temperature_celsius%5B1h%5D");
+    if (!r) continue;
+    status = r->status;
+    body = r->body;
+  }
+  EXPECT_EQ(status, 422) << body;
+  EXPECT_NE(body.find("too many samples"), std::string::npos) << body;
+  EXPECT_TRUE(agent.stop());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

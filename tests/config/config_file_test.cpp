@@ -231,5 +231,18 @@ TEST(OptionsReference, DocsMatchTheOptionTable) {
       << "regenerate with: build/gpuwatch config reference";
 }
 
+// Prometheus's --query.timeout and --query.max-samples, as settings of the agent.
+TEST_F(ConfigFileTest, QueryLimitsAreSettings) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("query_timeout: 30s\nquery_max_samples: 1000000\n"), o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.query_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(o.query_max_samples, 1'000'000U);
+  errors = apply_config_file(write("query_timeout: 1ms\nquery_max_samples: 0\n"), o);
+  ASSERT_EQ(errors.size(), 2U);
+  EXPECT_NE(errors[0].message.find("at least 10ms"), std::string::npos) << errors[0].message;
+  EXPECT_NE(errors[1].message.find("at least 1"), std::string::npos) << errors[1].message;
+}
+
 }  // namespace
 }  // namespace gpuwatch
