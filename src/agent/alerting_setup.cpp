@@ -10,20 +10,16 @@
 #include <spdlog/spdlog.h>
 
 #include "alerting/silences_file.h"
+#include "core/file_io.h"
 #include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
 
 bool read_file(const std::string& path, std::string& text, std::string& error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = path + ": cannot read: " + std::strerror(errno);
-    return false;
-  }
-  std::stringstream s;
-  s << in.rdbuf();
-  text = s.str();
+  auto read = gpuwatch::read_file(path, &error);
+  if (!read) return false;
+  text = std::move(*read);
   return true;
 }
 

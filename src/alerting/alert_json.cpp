@@ -1,26 +1,16 @@
 #include "alerting/alert_json.h"
 
-#include <ctime>
+#include "core/rfc3339.h"
 
 namespace gpuwatch::alerting {
-
-std::string rfc3339(std::int64_t ms) {
-  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
-  return buf;
-}
 
 nlohmann::json wire_alert(const Alert& a, std::int64_t now_ms, std::chrono::milliseconds valid_for,
                           const std::string& generator_url) {
   const bool resolved = a.state == AlertState::kResolved;
   nlohmann::json j{{"labels", a.labels},
                    {"annotations", a.annotations},
-                   {"startsAt", rfc3339(a.fired_at_ms ? a.fired_at_ms : a.active_at_ms)},
-                   {"endsAt", rfc3339(resolved ? a.resolved_at_ms : now_ms + valid_for.count())},
+                   {"startsAt", format_rfc3339_ms(a.fired_at_ms ? a.fired_at_ms : a.active_at_ms)},
+                   {"endsAt", format_rfc3339_ms(resolved ? a.resolved_at_ms : now_ms + valid_for.count())},
                    {"status", resolved ? "resolved" : "firing"},
                    {"fingerprint", fingerprint_hex(a.fingerprint)}};
   if (!generator_url.empty()) j["generatorURL"] = generator_url;
@@ -79,7 +69,7 @@ nlohmann::json prometheus_alert(const Alert& a) {
   return {{"labels", a.labels},
           {"annotations", a.annotations},
           {"state", std::string(alert_state_name(a.state))},
-          {"activeAt", rfc3339(a.active_at_ms)},
+          {"activeAt", format_rfc3339_ms(a.active_at_ms)},
           {"value", "1e+00"}};
 }
 

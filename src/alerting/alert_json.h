@@ -14,9 +14,6 @@
 
 namespace gpuwatch::alerting {
 
-// RFC 3339 in UTC with milliseconds, e.g. "2026-11-29T21:00:00.123Z".
-std::string rfc3339(std::int64_t ms);
-
 // {labels, annotations, startsAt, endsAt, generatorURL, status, fingerprint}. A firing alert's endsAt is
 // now + valid_for: if the agent falls silent, Alertmanager resolves it by itself when that passes (as
 // Prometheus does with 4 x its resend interval). A resolved alert's endsAt is when it resolved.

@@ -10,6 +10,7 @@
 #include "alerting/alert_metrics.h"
 #include "alerting/bearer_token.h"
 #include "alerting/inhibition.h"
+#include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/utf8.h"
 
@@ -164,11 +165,9 @@ HttpReply AlertingService::delete_silence(const HttpRequest& req) {
 
 HttpReply AlertingService::runbook(const HttpRequest& req) const {
   const std::string& name = req.captures.at(0);
-  std::ifstream in(options_.runbook_dir + "/" + name + ".md");
-  if (!in) return error_reply(404, "no runbook for alert '" + name + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return HttpReply{200, "text/markdown; charset=utf-8", text.str(), {}};
+  auto text = read_file(options_.runbook_dir + "/" + name + ".md");
+  if (!text) return error_reply(404, "no runbook for alert '" + name + "'");
+  return HttpReply{200, "text/markdown; charset=utf-8", std::move(*text), {}};
 }
 
 std::vector<HttpRoute> AlertingService::routes() {

@@ -11,6 +11,7 @@
 #include "alerting/alert_json.h"
 #include "alerting/silences_file.h"
 #include "core/json_text.h"
+#include "core/rfc3339.h"
 
 namespace gpuwatch::alerting {
 
@@ -23,33 +24,6 @@ Matcher silence_matcher(std::string name, std::string value, bool is_regex, bool
 
 bool Silence::selects(const LabelSet& labels) const {
   return !matchers.empty() && matches_all(matchers, labels);
-}
-
-std::optional<std::int64_t> parse_rfc3339(const std::string& text) {
-  std::tm tm{};
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6) {
-    return std::nullopt;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  std::int64_t ms = static_cast<std::int64_t>(timegm(&tm)) * 1000;
-  std::size_t i = static_cast<std::size_t>(consumed);
-  if (i < text.size() && text[i] == '.') {
-    std::int64_t scale = 100;
-    for (++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, scale /= 10) {
-      ms += (text[i] - '0') * scale;
-    }
-  }
-  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z') && i + 1 == text.size()) return ms;
-  int oh = 0, om = 0;
-  if (i + 6 == text.size() && (text[i] == '+' || text[i] == '-') &&
-      std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) == 2) {
-    const std::int64_t offset = (oh * 60 + om) * 60'000LL;
-    return text[i] == '+' ? ms - offset : ms + offset;
-  }
-  return std::nullopt;
 }
 
 std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error) {
@@ -88,7 +62,9 @@ std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error
     }
   }
   for (auto [key, field] : {std::pair{"startsAt", &s.starts_at_ms}, {"endsAt", &s.ends_at_ms}}) {
-    const auto t = j.contains(key) && j[key].is_string() ? parse_rfc3339(j[key]) : std::nullopt;
+    const auto t = j.contains(key) && j[key].is_string()
+                       ? parse_rfc3339_ms(j[key].get_ref<const std::string&>())
+                       : std::nullopt;
     if (!t) {
       error = std::string(key) + ": expected an RFC 3339 time such as 2026-12-01T02:00:00Z";
       return std::nullopt;
@@ -121,8 +97,8 @@ nlohmann::json silence_json(const Silence& s, std::int64_t now_ms) {
   const char* state = now_ms < s.starts_at_ms ? "pending" : now_ms < s.ends_at_ms ? "active" : "expired";
   return {{"id", s.id},
           {"matchers", matchers},
-          {"startsAt", rfc3339(s.starts_at_ms)},
-          {"endsAt", rfc3339(s.ends_at_ms)},
+          {"startsAt", format_rfc3339_ms(s.starts_at_ms)},
+          {"endsAt", format_rfc3339_ms(s.ends_at_ms)},
           {"createdBy", s.created_by},
           {"comment", s.comment},
           {"source", s.from_config ? "config" : "api"},

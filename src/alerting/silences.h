@@ -40,8 +40,6 @@ struct Silence {
 // returns nullopt and says what is wrong in `error`.
 std::optional<Silence> parse_silence(const nlohmann::json& j, std::string& error);
 nlohmann::json silence_json(const Silence& s, std::int64_t now_ms);
-// RFC 3339 ("2026-12-01T02:00:00Z", fractional seconds and offsets allowed) to ms; nullopt when malformed.
-std::optional<std::int64_t> parse_rfc3339(const std::string& text);
 
 class SilenceStore {
  public:

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "core/file_io.h"
 #include "core/utf8.h"
 
 namespace gpuwatch::alerting {
@@ -24,15 +26,15 @@ std::string line_column(const std::string& text, std::size_t byte) {
 
 SilencesFile read_silences_file(const std::string& path, bool with_ids, bool missing_is_empty) {
   SilencesFile out;
-  std::ifstream in(path);
-  if (!in) {
-    if (!(missing_is_empty && errno == ENOENT))
-      out.errors.push_back(path + ": cannot read: " + std::strerror(errno));
+  std::error_code missing;
+  if (missing_is_empty && !std::filesystem::exists(path, missing) && !missing) return out;
+  std::string error;
+  const auto read = read_file(path, &error);
+  if (!read) {
+    out.errors.push_back(error);
     return out;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string& text = *read;
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/yaml_duplicate_keys.h"
+#include "core/file_io.h"
 #include "core/spelling.h"
 
 namespace gpuwatch {
@@ -34,17 +35,15 @@ std::string ConfigError::to_string() const {
 
 std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions& options) {
   std::vector<ConfigError> errors;
-  std::ifstream in(path);
-  if (!in) {
+  const auto text = read_file(path);
+  if (!text) {
     errors.push_back({path, 0, 0, "cannot open the file"});
     return errors;
   }
-  std::stringstream text;
-  text << in.rdbuf();
 
   YAML::Node root;
   try {
-    root = YAML::Load(text.str());
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     errors.push_back(error_at(path, e.mark, "invalid YAML: " + e.msg));
     return errors;

@@ -17,6 +17,10 @@ std::string failure(const std::string& path, int error_number) {
   return path + ": " + std::strerror(error_number);
 }
 
+std::string read_failure(const std::string& path, int error_number) {
+  return path + ": cannot read: " + std::strerror(error_number);
+}
+
 std::string write_all(int fd, std::string_view bytes, const std::string& path) {
   std::size_t done = 0;
   while (done < bytes.size()) {
@@ -36,13 +40,13 @@ std::optional<std::string> read_file(const std::string& path, std::string* error
     return std::nullopt;
   };
   const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return fail(failure(path, errno));
+  if (fd.get() < 0) return fail(read_failure(path, errno));
   std::string text;
   char buf[64 * 1024];
   for (;;) {
     const ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(failure(path, errno));
+    if (n < 0) return fail(read_failure(path, errno));
     if (n == 0) break;
     if (text.size() + static_cast<std::size_t>(n) > max_bytes)
       return fail(path + ": larger than " + std::to_string(max_bytes) + " bytes");

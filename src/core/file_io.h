@@ -11,7 +11,7 @@
 namespace gpuwatch {
 
 // The whole file; nullopt when it cannot be opened or read, or is larger than max_bytes, with the reason
-// ("path: No such file or directory") in `error` when given.
+// ("path: cannot read: No such file or directory") in `error` when given.
 std::optional<std::string> read_file(const std::string& path, std::string* error = nullptr,
                                      std::size_t max_bytes = std::size_t{1} << 30);
 

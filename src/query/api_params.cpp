@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "core/duration.h"
+#include "core/rfc3339.h"
 #include "query/query_error.h"
 
 namespace gpuwatch::query {
@@ -18,52 +19,6 @@ std::optional<double> parse_float(const std::string& text) {
   const double v = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size()) return std::nullopt;
   return v;
-}
-
-// 2015-07-01T20:10:51.781Z or with a +hh:mm / -hh:mm offset.
-std::optional<std::int64_t> parse_rfc3339(const std::string& text) {
-  int year, month, day, hour, minute, second;
-  int used = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second,
-                  &used) != 6 ||
-      used != 19) {
-    return std::nullopt;
-  }
-  std::size_t i = 19;
-  std::int64_t millis = 0;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    int digits = 0;
-    std::int64_t scale = 100;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      if (digits < 3) millis += (text[i] - '0') * scale;
-      scale /= 10;
-      ++digits;
-      ++i;
-    }
-    if (digits == 0) return std::nullopt;
-  }
-  int offset_minutes = 0;
-  if (i < text.size() && (text[i] == 'Z' || text[i] == 'z')) {
-    ++i;
-  } else if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
-    int oh, om;
-    if (std::sscanf(text.c_str() + i + 1, "%2d:%2d", &oh, &om) != 2 || i + 6 != text.size())
-      return std::nullopt;
-    offset_minutes = (text[i] == '+' ? 1 : -1) * (oh * 60 + om);
-    i += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (i != text.size()) return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year(year),
-                                        std::chrono::month(static_cast<unsigned>(month)),
-                                        std::chrono::day(static_cast<unsigned>(day))};
-  if (!ymd.ok() || hour > 23 || minute > 59 || second > 60) return std::nullopt;
-  const auto days = std::chrono::sys_days(ymd).time_since_epoch().count();
-  const std::int64_t seconds =
-      static_cast<std::int64_t>(days) * 86400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-  return seconds * 1000 + millis;
 }
 
 // Times are int64 milliseconds: a unix time in seconds must lie within this of 1970 (about 290 million
@@ -83,7 +38,7 @@ std::optional<std::int64_t> parse_api_time(const std::string& text) {
     const double fraction = std::modf(*f, &whole);
     return static_cast<std::int64_t>(whole) * 1000 + static_cast<std::int64_t>(std::round(fraction * 1000));
   }
-  return parse_rfc3339(text);
+  return parse_rfc3339_ms(text);
 }
 
 std::optional<std::int64_t> parse_api_duration(const std::string& text) {

@@ -8,35 +8,11 @@
 #include <sstream>
 
 #include "config/yaml_duplicate_keys.h"
+#include "core/file_io.h"
+#include "core/rfc3339.h"
 
 namespace gpuwatch::sim {
 namespace {
-
-// "2025-03-01T12:00:00Z", "2025-03-01T12:00:00.5+02:00".
-std::optional<double> parse_rfc3339(const std::string& s) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, n = 0;
-  double sec = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6)
-    return std::nullopt;
-  std::string zone = s.substr(static_cast<std::size_t>(n));
-  int offset = 0;
-  if (zone == "Z" || zone == "z") {
-    offset = 0;
-  } else {
-    int oh = 0, om = 0;
-    char sign = 0;
-    if (std::sscanf(zone.c_str(), "%c%2d:%2d", &sign, &oh, &om) != 3 || (sign != '+' && sign != '-'))
-      return std::nullopt;
-    offset = (sign == '-' ? -1 : 1) * (oh * 3600 + om * 60);
-  }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  return static_cast<double>(timegm(&tm)) + sec - offset;
-}
 
 void read_node(const YamlReader& in, const YAML::Node& node, NodeSpec& out) {
   in.expect_map(node, "node",
@@ -72,7 +48,7 @@ void read_node(const YamlReader& in, const YAML::Node& node, NodeSpec& out) {
     }
     if (key == "start") {
       const std::string s = in.text(v, "start");
-      out.start_unix = parse_rfc3339(s);
+      if (const auto ms = parse_rfc3339_ms(s)) out.start_unix = static_cast<double>(*ms) / 1000.0;
       if (!out.start_unix) in.fail(v, "expected an RFC 3339 time like 2025-03-01T12:00:00Z, got '" + s + "'");
     }
   }
@@ -307,11 +283,9 @@ std::vector<MigInstance> read_mig_instances(const YamlReader& in, const YAML::No
 }
 
 Scenario load_scenario_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw ScenarioError(path + ": cannot open the scenario file");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_text(text.str(), path);
+  const auto text = read_file(path);
+  if (!text) throw ScenarioError(path + ": cannot open the scenario file");
+  return parse_text(*text, path);
 }
 
 Scenario load_scenario_text(const std::string& yaml, const std::string& name) {
