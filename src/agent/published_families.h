@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "alerting/alerting_service.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 #include "store/retrying_history.h"
 
 namespace gpuwatch {

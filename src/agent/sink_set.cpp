@@ -1,7 +1,7 @@
 #include "agent/sink_set.h"
 
 #include "core/metric_catalogue.h"
-#include "http/catalogue_family.h"
+#include "exposition/catalogue_family.h"
 
 namespace gpuwatch {
 SinkSet::SinkSet(const std::vector<std::shared_ptr<SnapshotSink>>& sinks,

@@ -10,7 +10,7 @@
 #include "agent/sink_runner.h"
 #include "agent/snapshot_sink.h"
 #include "core/snapshot.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "alerting/condition.h"
+#include "core/condition.h"
 #include "core/snapshot.h"
 
 namespace gpuwatch {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "alerting/alert.h"
-#include "alerting/condition.h"
+#include "core/condition.h"
 
 namespace gpuwatch::alerting {
 

@@ -9,7 +9,7 @@
 
 #include "alerting/alert.h"
 #include "alerting/delivery_worker.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch::alerting {
 

@@ -17,7 +17,7 @@
 #include "alerting/alert_router.h"
 #include "alerting/delivery_worker.h"
 #include "alerting/silences.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 #include "http/http_route.h"
 
 namespace gpuwatch::alerting {

@@ -10,10 +10,10 @@
 
 #include "agent/collector_setup.h"
 #include "cli/commands.h"
-#include "cli/timed_exposition.h"
 #include "collector/collector.h"
 #include "core/duration.h"
-#include "http/native_metrics.h"
+#include "exposition/native_metrics.h"
+#include "exposition/timed_exposition.h"
 
 namespace gpuwatch {
 namespace {

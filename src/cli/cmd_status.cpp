@@ -97,7 +97,7 @@ int run_status(const StatusArgs& args) {
     if (!snap->devices.empty()) {
       std::cout << render_status_table(*snap, StatusTableStyle{colour}, options.detectors) << "\n";
       // The detectors on this one reading: what needs a window (trends, rates) cannot fire here.
-      detect::Detection detection(detect::detection_options(options));
+      detect::Detection detection(detect::DetectionOptions{options.detectors});
       auto conditions = detection.evaluate(*snap);
       std::erase_if(conditions, [](const alerting::Condition& c) { return c.alertname == "Watchdog"; });
       std::cout << render_status_alerts(conditions, StatusTableStyle{colour});

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch {
 

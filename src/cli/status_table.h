@@ -4,7 +4,7 @@
 #include <span>
 #include <string>
 
-#include "alerting/condition.h"
+#include "core/condition.h"
 #include "core/snapshot.h"
 #include "rules/detector_settings.h"
 

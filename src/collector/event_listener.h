@@ -1,5 +1,5 @@
 // Listens for NVML events (XIDs, ECC, retirement, poison, unavailable, recovery action, MIG reconfiguration)
-// on its own thread, counts them into EventCounts and calls the callback for each, so the rules engine can
+// on its own thread, counts them into EventCounts and calls the callback for each, so the detectors can
 // wake at once instead of waiting for the next tick. Registration happens on that thread too, since it calls
 // each device. The thread is abandonable: destruction returns even if it is stuck in the driver, and the
 // callback is never called after the destructor returned.

@@ -19,12 +19,6 @@ const T& or_empty(const std::shared_ptr<const T>& p) {
 
 }  // namespace
 
-DetectionOptions detection_options(const AgentOptions& options) {
-  DetectionOptions d;
-  d.settings = options.detectors;
-  return d;
-}
-
 Detection::Detection(DetectionOptions options) : detectors_(options.settings) {}
 
 std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {

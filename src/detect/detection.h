@@ -8,7 +8,6 @@
 #include <set>
 #include <vector>
 
-#include "config/agent_options.h"
 #include "detect/detector_set.h"
 #include "sources/host/host_snapshot.h"
 
@@ -17,9 +16,6 @@ namespace gpuwatch::detect {
 struct DetectionOptions {
   DetectorSettings settings;
 };
-
-// The detector options of the agent's configuration.
-DetectionOptions detection_options(const AgentOptions& options);
 
 class Detection {
  public:

@@ -10,16 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "alerting/condition.h"
+#include "core/condition.h"
 #include "core/snapshot.h"
-#include "sources/kernel/kernel_event.h"
-#include "sources/kernel/pcie_aer.h"
-#include "sources/kernel/pcie_topology.h"
+#include "sources/kernel_log/kernel_event.h"
+#include "sources/sysfs/pcie_aer.h"
+#include "sources/sysfs/pcie_topology.h"
 
 namespace gpuwatch::detect {
 
-using alerting::Condition;
-using alerting::Severity;
+using gpuwatch::Condition;
+using gpuwatch::Severity;
 
 // What one evaluation sees: the snapshot and the host's readings published with it (Snapshot::host), by
 // reference. Everything but the snapshot may be empty: a detector whose source is missing degrades (no pid on

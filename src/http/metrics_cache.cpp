@@ -1,7 +1,7 @@
 #include "http/metrics_cache.h"
 
+#include "exposition/native_metrics.h"
 #include "http/gzip.h"
-#include "http/native_metrics.h"
 
 namespace gpuwatch {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "core/metric_naming.h"
 #include "core/snapshot.h"
-#include "http/dcgm_metrics.h"
-#include "http/exposition.h"
+#include "exposition/dcgm_metrics.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

@@ -4,9 +4,9 @@
 #include <string_view>
 
 #include "core/metric_catalogue.h"
-#include "http/dcgm_metrics.h"
+#include "exposition/dcgm_metrics.h"
+#include "exposition/native_metrics.h"
 #include "http/json_api.h"
-#include "http/native_metrics.h"
 
 namespace gpuwatch {
 namespace {
@@ -145,7 +145,7 @@ std::string metrics_reference_markdown() {
   std::string out = R"(# gpuwatch metrics
 
 This file is generated from the metric catalogue (`src/core/metric_catalogue.h`), the dcgm mapping table
-(`src/http/dcgm_metrics.cpp`) and the JSON API (`src/http/json_api.cpp`); a test fails when it differs.
+(`src/exposition/dcgm_metrics.cpp`) and the JSON API (`src/http/json_api.cpp`); a test fails when it differs.
 Regenerate it with `build/tests/http/metrics_doc > docs/metrics.md`.
 
 )";

@@ -1,7 +1,7 @@
 #include "http/server_stats.h"
 
 #include "core/metric_catalogue.h"
-#include "http/catalogue_family.h"
+#include "exposition/catalogue_family.h"
 
 namespace gpuwatch {
 const char* reject_reason_name(RejectReason reason) {

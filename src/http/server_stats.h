@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::ingest {
 

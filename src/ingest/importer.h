@@ -11,8 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/series.h"
 #include "ingest/exposition_parser.h"
-#include "store/series.h"
 
 namespace gpuwatch::ingest {
 

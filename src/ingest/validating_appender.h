@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::ingest {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/series.h"
 #include "query/evaluator.h"
 #include "query/value.h"
-#include "store/series.h"
 
 namespace gpuwatch::query {
 

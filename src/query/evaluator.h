@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/series.h"
 #include "query/ast.h"
 #include "query/value.h"
-#include "store/series.h"
 
 namespace gpuwatch::query {
 

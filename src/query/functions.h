@@ -9,8 +9,8 @@
 #include <span>
 #include <string_view>
 
+#include "core/series.h"
 #include "query/ast.h"
-#include "store/series.h"
 
 namespace gpuwatch::query {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::query {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::query {
 

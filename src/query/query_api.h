@@ -10,9 +10,9 @@
 #include <memory>
 #include <vector>
 
+#include "core/series.h"
 #include "http/http_route.h"
 #include "query/evaluator.h"
-#include "store/series.h"
 
 namespace gpuwatch::query {
 

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::query {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/series.h"
 #include "query/ast.h"
-#include "store/series.h"
 
 namespace gpuwatch::query {
 

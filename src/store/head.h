@@ -12,10 +12,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/series.h"
 #include "store/chunk_codec.h"
 #include "store/head_block.h"
 #include "store/label_index.h"
-#include "store/series.h"
 
 namespace gpuwatch::store {
 

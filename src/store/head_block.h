@@ -7,9 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include "core/series.h"
 #include "store/chunk_codec.h"
 #include "store/label_index.h"
-#include "store/series.h"
 
 namespace gpuwatch::store {
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::store {
 

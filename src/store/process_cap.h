@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "store/series.h"
+#include "core/series.h"
 
 namespace gpuwatch::store {
 

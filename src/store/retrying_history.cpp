@@ -6,7 +6,7 @@
 
 #include "core/json_text.h"
 #include "core/metric_catalogue.h"
-#include "http/catalogue_family.h"
+#include "exposition/catalogue_family.h"
 #include "store/store_error.h"
 
 namespace gpuwatch::store {

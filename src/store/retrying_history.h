@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 #include "http/http_route.h"
 #include "store/snapshot_history.h"
 #include "store/store.h"

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "core/metric_catalogue.h"
-#include "http/catalogue_family.h"
-#include "http/native_metrics.h"
+#include "exposition/catalogue_family.h"
+#include "exposition/native_metrics.h"
 
 namespace gpuwatch::store {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/snapshot.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 #include "store/process_cap.h"
 #include "store/store.h"
 

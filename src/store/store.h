@@ -36,11 +36,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/series.h"
 #include "store/block_db.h"
 #include "store/chunk_codec.h"
 #include "store/head.h"
 #include "store/label_index.h"
-#include "store/series.h"
 #include "store/unique_fd.h"
 #include "store/wal.h"
 

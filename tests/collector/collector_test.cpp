@@ -232,8 +232,12 @@ TEST_F(CollectorTest, RunTicksEveryIntervalOnTheScenarioClock) {
     std::jthread runner([&](std::stop_token stop) { c.run(stop); });
     while (c.latest()->sequence < 5) std::this_thread::yield();
   }
+  // Ticks land on the interval's grid; on a loaded machine a tick that comes too late is skipped, never
+  // stamped off the grid.
   const auto snap = c.latest();
-  EXPECT_EQ(snap->timestamp_ms, start + static_cast<std::int64_t>(snap->sequence - 1) * 1000);
+  const std::int64_t since = snap->timestamp_ms - start;
+  EXPECT_EQ(since % 1000, 0) << since;
+  EXPECT_GE(since, static_cast<std::int64_t>(snap->sequence - 1) * 1000);
 }
 
 }  // namespace

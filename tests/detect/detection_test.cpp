@@ -9,8 +9,8 @@
 
 #include "detect/detection.h"
 #include "detect_fixture.h"
+#include "exposition/native_metrics.h"
 #include "fake_pci_tree.h"
-#include "http/native_metrics.h"
 #include "sources/host/host_reader.h"
 
 namespace gpuwatch::detect {
@@ -66,10 +66,8 @@ TEST(Detection, RecordedKernelLogAndSysfsTreeRaiseTheirAlerts) {
   tree.write("sys/bus/pci/devices/0000:18:00.0/aer_dev_fatal", "TOTAL_ERR_FATAL 0\n");
   tree.write("sys/module/nvidia/version", "550.54.15\n");
   HostReader reader({(tree.path() / "kmsg").string(), (tree.path() / "sys").string(), ""});
-  AgentOptions options;
-  options.detectors.oom_forecast.horizon = std::chrono::hours(2);
-  const DetectionOptions d = detection_options(options);
-  EXPECT_EQ(d.settings.oom_forecast.horizon, std::chrono::hours(2));
+  DetectionOptions d;
+  d.settings.oom_forecast.horizon = std::chrono::hours(2);
   Detection detection(d);
 
   const Snapshot first = with_host(test::snapshot_at(1000, {g0, g1}), reader);
@@ -114,7 +112,7 @@ TEST(Detection, ASkippedSnapshotLosesNoKernelLogEvent) {
 }
 
 TEST(Detection, NoHostReadingsStillDetectsFromTheSnapshot) {
-  Detection detection(detection_options(AgentOptions{}));
+  Detection detection(DetectionOptions{});
   Gpu g(0);
   g.state(DeviceState::kLost);
   const Snapshot s = test::snapshot_at(1000, {g});

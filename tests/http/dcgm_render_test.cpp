@@ -2,8 +2,8 @@
 
 #include <sstream>
 
+#include "exposition/dcgm_metrics.h"
 #include "exposition_parser.h"
-#include "http/dcgm_metrics.h"
 #include "snapshot_fixture.h"
 #include "test_support.h"
 

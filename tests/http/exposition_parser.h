@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch::testing {
 

@@ -1,4 +1,4 @@
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 #include <gtest/gtest.h>
 

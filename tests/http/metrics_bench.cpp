@@ -3,9 +3,9 @@
 // Serving a cached rendering must stay under 0.1 us of CPU per sample.
 #include <benchmark/benchmark.h>
 
-#include "http/dcgm_metrics.h"
+#include "exposition/dcgm_metrics.h"
+#include "exposition/native_metrics.h"
 #include "http/metrics_cache.h"
-#include "http/native_metrics.h"
 #include "snapshot_fixture.h"
 
 namespace gpuwatch {

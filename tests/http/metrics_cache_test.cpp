@@ -5,8 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include "exposition/native_metrics.h"
 #include "http/gzip.h"
-#include "http/native_metrics.h"
 #include "snapshot_fixture.h"
 
 namespace gpuwatch {

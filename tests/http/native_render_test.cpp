@@ -2,8 +2,8 @@
 
 #include <set>
 
+#include "exposition/native_metrics.h"
 #include "exposition_parser.h"
-#include "http/native_metrics.h"
 #include "snapshot_fixture.h"
 #include "test_support.h"
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/utf8.h"
-#include "sources/kernel/kmsg_parser.h"
+#include "sources/kernel_log/kmsg_parser.h"
 
 namespace gpuwatch::kernel {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "sim_support.h"
-#include "sources/kernel/kmsg_reader.h"
+#include "sources/kernel_log/kmsg_reader.h"
 
 namespace gpuwatch::kernel {
 namespace {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "sim_support.h"
-#include "sources/kernel/pcie_aer.h"
+#include "sources/sysfs/pcie_aer.h"
 
 namespace gpuwatch::kernel {
 namespace {

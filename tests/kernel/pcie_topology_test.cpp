@@ -6,7 +6,7 @@
 
 #include "fake_pci_tree.h"
 #include "sim_support.h"
-#include "sources/kernel/pcie_topology.h"
+#include "sources/sysfs/pcie_topology.h"
 
 namespace gpuwatch::kernel {
 namespace {

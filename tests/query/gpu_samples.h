@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/series.h"
 #include "query/memory_series_source.h"
-#include "store/series.h"
 
 namespace gpuwatch::test {
 

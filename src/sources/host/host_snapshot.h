@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "sources/kernel/kernel_event.h"
-#include "sources/kernel/kmsg_reader.h"
-#include "sources/kernel/pcie_aer.h"
-#include "sources/kernel/pcie_topology.h"
+#include "sources/kernel_log/kernel_event.h"
+#include "sources/kernel_log/kmsg_reader.h"
 #include "sources/procfs/workload.h"
+#include "sources/sysfs/pcie_aer.h"
+#include "sources/sysfs/pcie_topology.h"
 
 namespace gpuwatch {
 

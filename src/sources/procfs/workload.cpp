@@ -6,7 +6,7 @@
 #include <re2/re2.h>
 
 #include "core/label_matcher.h"
-#include "sources/kernel/sysfs_file.h"
+#include "sources/sysfs/sysfs_file.h"
 
 namespace gpuwatch::procfs {
 namespace {

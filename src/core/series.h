@@ -13,7 +13,7 @@
 
 #include "core/label_matcher.h"
 
-namespace gpuwatch::store {
+namespace gpuwatch {
 
 // Label pairs sorted by name, "__name__" included (it sorts first among the usual lowercase names since
 // '_' < 'a'). Two series are the same series exactly when their Labels compare equal.
@@ -37,9 +37,6 @@ struct SeriesPoints {
   Labels labels;
   std::vector<Point> points;  // ascending t_ms, no duplicates
 };
-
-// A compiled matcher (core/label_matcher.h): regexes are RE2, anchored at both ends as in Prometheus.
-using LabelMatcher = gpuwatch::LabelMatcher;
 
 // What queries read. Implementations must be safe to call from several threads at once.
 class SeriesSource {
@@ -99,4 +96,17 @@ class SeriesAppender {
   virtual void commit() = 0;
 };
 
-}  // namespace gpuwatch::store
+// The store, the query engine and import spell these store::..., where they were first written.
+namespace store {
+using gpuwatch::label_value;
+using gpuwatch::LabelMatcher;
+using gpuwatch::Labels;
+using gpuwatch::labels_to_string;
+using gpuwatch::normalize_labels;
+using gpuwatch::Point;
+using gpuwatch::SeriesAppender;
+using gpuwatch::SeriesPoints;
+using gpuwatch::SeriesSource;
+}  // namespace store
+
+}  // namespace gpuwatch

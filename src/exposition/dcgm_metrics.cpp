@@ -1,10 +1,10 @@
-#include "http/dcgm_metrics.h"
+#include "exposition/dcgm_metrics.h"
 
 #include <array>
 #include <cctype>
 #include <cmath>
 
-#include "http/native_metrics.h"
+#include "exposition/native_metrics.h"
 
 namespace gpuwatch {
 namespace {

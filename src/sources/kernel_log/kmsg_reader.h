@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sources/kernel/kernel_event.h"
+#include "sources/kernel_log/kernel_event.h"
 
 namespace gpuwatch::kernel {
 

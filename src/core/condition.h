@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpuwatch::alerting {
+namespace gpuwatch {
 
 enum class Severity { kPage, kTicket };
 std::string_view severity_name(Severity s);  // "page", "ticket"
@@ -29,4 +29,11 @@ struct Condition {
   std::chrono::milliseconds for_duration{0};  // how long the condition must hold before the alert fires
 };
 
-}  // namespace gpuwatch::alerting
+// The alert engine, which consumes conditions, spells them alerting::...
+namespace alerting {
+using gpuwatch::Condition;
+using gpuwatch::Severity;
+using gpuwatch::severity_name;
+}  // namespace alerting
+
+}  // namespace gpuwatch

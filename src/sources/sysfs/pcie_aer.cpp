@@ -1,8 +1,8 @@
-#include "sources/kernel/pcie_aer.h"
+#include "sources/sysfs/pcie_aer.h"
 
 #include <sstream>
 
-#include "sources/kernel/sysfs_file.h"
+#include "sources/sysfs/sysfs_file.h"
 
 namespace gpuwatch::kernel {
 

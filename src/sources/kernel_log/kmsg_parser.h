@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "sources/kernel/kernel_event.h"
+#include "sources/kernel_log/kernel_event.h"
 
 namespace gpuwatch::kernel {
 

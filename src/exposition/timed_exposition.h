@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

@@ -1,9 +1,9 @@
-#include "alerting/condition.h"
+#include "core/condition.h"
 
-namespace gpuwatch::alerting {
+namespace gpuwatch {
 
 std::string_view severity_name(Severity s) {
   return s == Severity::kPage ? "page" : "ticket";
 }
 
-}  // namespace gpuwatch::alerting
+}  // namespace gpuwatch

@@ -1,4 +1,4 @@
-#include "http/catalogue_family.h"
+#include "exposition/catalogue_family.h"
 
 namespace gpuwatch {
 

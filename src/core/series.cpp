@@ -1,9 +1,9 @@
 // The series vocabulary's helpers (series.h): label normalisation and rendering.
-#include "store/series.h"
+#include "core/series.h"
 
 #include <algorithm>
 
-namespace gpuwatch::store {
+namespace gpuwatch {
 
 std::string normalize_labels(Labels& labels) {
   std::erase_if(labels, [](const auto& l) { return l.second.empty(); });
@@ -48,4 +48,4 @@ std::string labels_to_string(const Labels& labels) {
   return out;
 }
 
-}  // namespace gpuwatch::store
+}  // namespace gpuwatch

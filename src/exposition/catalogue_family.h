@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/metric_catalogue.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

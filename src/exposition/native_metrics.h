@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/snapshot.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/snapshot.h"
-#include "http/exposition.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 

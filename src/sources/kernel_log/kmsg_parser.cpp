@@ -1,4 +1,4 @@
-#include "sources/kernel/kmsg_parser.h"
+#include "sources/kernel_log/kmsg_parser.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "sources/kernel/kmsg_reader.h"
+#include "sources/kernel_log/kmsg_reader.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "sources/kernel/kmsg_parser.h"
+#include "sources/kernel_log/kmsg_parser.h"
 
 namespace gpuwatch::kernel {
 

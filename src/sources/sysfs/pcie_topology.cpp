@@ -1,4 +1,4 @@
-#include "sources/kernel/pcie_topology.h"
+#include "sources/sysfs/pcie_topology.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,7 +10,7 @@
 
 #include "core/label_matcher.h"
 #include "core/pcie_link.h"
-#include "sources/kernel/sysfs_file.h"
+#include "sources/sysfs/sysfs_file.h"
 
 namespace gpuwatch::kernel {
 namespace {

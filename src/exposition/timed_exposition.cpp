@@ -1,4 +1,4 @@
-#include "cli/timed_exposition.h"
+#include "exposition/timed_exposition.h"
 
 namespace gpuwatch {
 namespace {

@@ -1,8 +1,8 @@
-#include "http/native_metrics.h"
+#include "exposition/native_metrics.h"
 
 #include <string>
 
-#include "http/catalogue_family.h"
+#include "exposition/catalogue_family.h"
 #include "sources/host/host_snapshot.h"
 
 namespace gpuwatch {
