@@ -10,6 +10,7 @@
 
 #include "alerting/alert_json.h"
 #include "alerting/silences_file.h"
+#include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/rfc3339.h"
 
@@ -161,18 +162,9 @@ void SilenceStore::save() const {
   for (const auto& s : silences_) {
     if (!s.from_config) all.push_back(silence_json(s, 0));
   }
-  const std::string tmp = path_ + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << to_json_text(all, 1) << '\n';
-    if (!out) {
-      spdlog::error("cannot save silences to {}", tmp);
-      return;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path_, ec);
-  if (ec) spdlog::error("cannot save silences to {}: {}", path_, ec.message());
+  // Durable (file and directory synced), so a power cut after a 200 never loses the silence.
+  if (const std::string problem = write_file_durably(path_, to_json_text(all, 1) + "\n"); !problem.empty())
+    spdlog::error("cannot save silences: {}", problem);
 }
 
 }  // namespace gpuwatch::alerting
