@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -90,7 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (++inputs % 64 == 0) {
     const std::string reply =
         exchange(port, reinterpret_cast<const std::uint8_t*>(kHealth), sizeof kHealth - 1, 2000);
-    if (reply.rfind("HTTP/1.1 200", 0) != 0) __builtin_trap();
+    if (reply.rfind("HTTP/1.1 200", 0) != 0) {
+      std::fprintf(stderr, "/healthz answered: %.200s\n", reply.c_str());
+      __builtin_trap();
+    }
   }
   return 0;
 }
