@@ -5,6 +5,21 @@
 #include <algorithm>
 
 namespace gpuwatch {
+namespace {
+
+// Whether the client has closed its side and left nothing unread: then no request can come on this
+// connection, nor the rest of one begun. The library, woken once by data and end of stream arriving
+// together, may not read again to see the end, and would hold such a connection until its idle timeout.
+// Checked only once a phase has lasted a while: the library may have read a whole request (or a pipelined
+// next one) and the end of stream behind it, and not yet told us it moved on.
+constexpr std::chrono::milliseconds kGoneAfter{250};
+
+bool client_is_gone(int fd) {
+  char byte = 0;
+  return ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+}  // namespace
 
 void ConnectionDeadlines::Connection::enter(Phase phase) {
   since_.store(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -62,11 +77,11 @@ void ConnectionDeadlines::watch() {
     lock.unlock();
     const auto now = std::chrono::steady_clock::now();
     lock.lock();
-    cut_late(now);
+    cut_late_or_gone(now);
   }
 }
 
-void ConnectionDeadlines::cut_late(std::chrono::steady_clock::time_point now) {
+void ConnectionDeadlines::cut_late_or_gone(std::chrono::steady_clock::time_point now) {
   for (auto& [key, c] : connections_) {
     if (c->cut_ || c->fd_ < 0) continue;
     const Phase phase = c->phase_.load();
@@ -86,14 +101,15 @@ void ConnectionDeadlines::cut_late(std::chrono::steady_clock::time_point now) {
         allowed = timeouts_.idle + timeouts_.header;
         break;
       case Phase::kHandling:
-        continue;
+        continue;  // a client that half-closed still gets its reply
     }
-    if (now - since <= allowed) continue;
+    const bool late = now - since > allowed;
+    if (!late && (now - since < kGoneAfter || !client_is_gone(c->fd_))) continue;
     // Under the mutex: close() cannot run, so the descriptor is still this connection's. Shutting it down
     // (not closing it) makes the event loop see the end of the stream and close the connection itself.
     ::shutdown(c->fd_, SHUT_RDWR);
     c->cut_ = true;
-    stats_.reject(reason);
+    if (late) stats_.reject(reason);
   }
 }
 

@@ -1,7 +1,8 @@
 // The HTTP server's record of its open connections: how many each client holds, and which phase of a
 // request each is in since when. A watchdog thread cuts off (shuts down the socket of) a connection whose
 // request line and headers, or whose body, take longer than their deadline: the library's own timeout is an
-// idle timeout, which a client sending a byte every few seconds would never meet.
+// idle timeout, which a client sending a byte every few seconds would never meet. It also closes, within a
+// second or so, a connection whose client has closed its side between requests or in the middle of one.
 #pragma once
 
 #include <atomic>
@@ -66,7 +67,7 @@ class ConnectionDeadlines {
 
  private:
   void watch();
-  void cut_late(std::chrono::steady_clock::time_point now);
+  void cut_late_or_gone(std::chrono::steady_clock::time_point now);
 
   const Timeouts timeouts_;
   ServerStats& stats_;

@@ -107,6 +107,20 @@ class LimitsTest : public ::testing::Test {
     return std::stod(r->body.substr(at + series.size(), 20));
   }
 
+  // The value of an unlabelled gauge on /metrics, or -1.
+  double gauge(const std::string& name) {
+    {
+      std::lock_guard lock(mutex_);
+      snapshot_ = std::make_shared<const Snapshot>(gpuwatch::testing::h200_node(++sequence_));
+    }
+    httplib::Client client("127.0.0.1", server_->port());
+    auto r = client.Get("/metrics");
+    if (!r) return -1;
+    const auto at = r->body.find("\n" + name + " ");
+    if (at == std::string::npos) return -1;
+    return std::stod(r->body.substr(at + name.size() + 2, 20));
+  }
+
   std::string exchange(const std::string& request, milliseconds timeout = milliseconds(5000)) {
     RawClient client(server_->port());
     EXPECT_TRUE(client.connected());
@@ -423,6 +437,47 @@ TEST_F(LimitsTest, ConnectionsPerClientAreLimited) {
   }
   EXPECT_EQ(status, 200);
   EXPECT_GE(rejected("client_connection_limit"), 1);
+}
+
+// Each input is sent, the client half-closes, waits a moment for a reply and closes: whatever the input, the
+// server closes its side within a deadline (no connection is left open to fill the per-client limit).
+TEST_F(LimitsTest, ConnectionsClosedByTheirClientAreClosedByTheServer) {
+  HttpServerOptions options;
+  options.header_timeout = milliseconds(500);
+  options.body_timeout = milliseconds(500);
+  start(options);
+  const std::vector<std::string> inputs = {
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n",
+      "GET /heal",
+      "\x01\x02\xff garbage\r\n\r\n",
+      "GET / HTTP/1.0\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET /api/v1/echo?query=abc HTTP/1.1\r\nHost: x\r\n\r\n",
+      "POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc",
+      "POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+      "POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\n",
+      "POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc",
+      "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+  };
+  for (const std::string& input : inputs) {
+    for (bool half_close : {true, false}) {
+      {
+        RawClient client(server_->port());
+        ASSERT_TRUE(client.connected());
+        client.send(input);
+        if (half_close) client.shutdown_write();
+        client.read_reply(milliseconds(100));
+      }
+      int open = -1;
+      for (int i = 0; i < 100 && open != 1; ++i) {
+        std::this_thread::sleep_for(milliseconds(20));
+        open = static_cast<int>(gauge("gpuwatch_http_connections"));  // 1: the request that asks
+      }
+      EXPECT_EQ(open, 1) << "after " << (half_close ? "half-closing " : "closing ")
+                         << ::testing::PrintToString(input);
+    }
+  }
 }
 
 }  // namespace
