@@ -99,17 +99,20 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   published->set_sinks(sinks_);
 
   auto current = current_;
-  server_ = std::make_unique<HttpServer>(
+  server_ = std::make_shared<HttpServer>(
       server_options(options_, alerts_, history_, published), [current] { return current->latest(); },
       [current] { return current->ready(); });
-  published->set_server_families([server = server_.get()] { return server->self_families(); });
+  // Weakly: a sink left stuck past the agent's end may still ask, and then finds no server rather than a
+  // dangling one.
+  published->set_server_families([server = std::weak_ptr<HttpServer>(server_)] {
+    const auto alive = server.lock();
+    return alive ? alive->self_families() : std::vector<Family>{};
+  });
   published_ = published;
 }
 
 Agent::~Agent() {
   stop();
-  // A sink left behind stuck may still ask for the server's families: not once the server is gone.
-  published_->set_server_families({});
 }
 
 namespace {
@@ -139,7 +142,12 @@ void Agent::reload(AgentOptions reloaded) {
     if (!spec.reloadable) spec.apply(reloaded, spec.show(options_));
   }
   if (started_ && !stopped_ && collection_settings_changed(options_, reloaded)) {
-    current_->running.store(std::make_shared<RunningCollector>(reloaded, publish_to(sinks_)));
+    // The old collector stops first, so that the new one carries on from its last reading (the kernel log's
+    // position, events and counts) and no record is read by both.
+    const auto old = current_->running.load();
+    if (old && !old->stop()) clean_ = false;
+    const SnapshotPtr last = old ? old->collector()->latest() : nullptr;
+    current_->running.store(std::make_shared<RunningCollector>(reloaded, publish_to(sinks_), last));
   }
   options_ = std::move(reloaded);
 }

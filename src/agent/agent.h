@@ -79,7 +79,7 @@ class Agent {
   std::shared_ptr<detect::Detection> detection_;
   std::shared_ptr<SinkSet> sinks_;
   std::shared_ptr<PublishedState> published_;  // what is served and stored beside the snapshot
-  std::unique_ptr<HttpServer> server_;
+  std::shared_ptr<HttpServer> server_;  // held weakly by the history sink's view of the server's families
   bool started_ = false;
   bool stopped_ = false;
   bool clean_ = true;

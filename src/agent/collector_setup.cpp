@@ -25,7 +25,7 @@ std::string prepare_simulator(AgentOptions& options) {
   return {};
 }
 
-CollectorOptions collector_options(const AgentOptions& o) {
+CollectorOptions collector_options(const AgentOptions& o, const SnapshotPtr& replaced) {
   CollectorOptions c;
   c.nvml_library = o.nvml_library;
   c.interval = o.interval;
@@ -33,6 +33,7 @@ CollectorOptions collector_options(const AgentOptions& o) {
   c.proc_root = o.proc_root;
   c.hostname = o.hostname;
   c.host = {o.kmsg, o.sysfs_root, o.proc_root};
+  if (replaced) c.resume_host = replaced->host;
   return c;
 }
 

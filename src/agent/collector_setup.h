@@ -13,7 +13,8 @@ namespace gpuwatch {
 // Call before the NVML library is opened. Returns an error message, or "" when all is well.
 std::string prepare_simulator(AgentOptions& options);
 
-// The collector's share of the user's settings.
-CollectorOptions collector_options(const AgentOptions& options);
+// The collector's share of the user's settings; `replaced` is the last snapshot of the collector this one
+// replaces (a reload), null at start.
+CollectorOptions collector_options(const AgentOptions& options, const SnapshotPtr& replaced = nullptr);
 
 }  // namespace gpuwatch

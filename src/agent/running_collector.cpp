@@ -10,8 +10,9 @@
 namespace gpuwatch {
 namespace {
 
-std::shared_ptr<Collector> make_collector(const AgentOptions& options, const SnapshotCallback& on_snapshot) {
-  auto collector = std::make_shared<Collector>(collector_options(options));
+std::shared_ptr<Collector> make_collector(const AgentOptions& options, const SnapshotCallback& on_snapshot,
+                                          const SnapshotPtr& replaced) {
+  auto collector = std::make_shared<Collector>(collector_options(options, replaced));
   if (on_snapshot) collector->set_snapshot_callback(on_snapshot);
   return collector;
 }
@@ -26,8 +27,9 @@ void log_first_collection(const Snapshot& snap) {
 
 }  // namespace
 
-RunningCollector::RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot)
-    : collector_(make_collector(options, on_snapshot)),
+RunningCollector::RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot,
+                                   const SnapshotPtr& replaced)
+    : collector_(make_collector(options, on_snapshot, replaced)),
       driver_(std::make_unique<AbandonableWorker>(
           [c = collector_](std::stop_token stop) {
             c->tick();

@@ -15,8 +15,9 @@ namespace gpuwatch {
 class RunningCollector {
  public:
   // Starts collecting at once; every snapshot goes to on_snapshot (set before the first tick, so a sink
-  // misses none).
-  RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot);
+  // misses none). `replaced`: the last snapshot of the collector this one replaces (see collector_options).
+  RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot,
+                   const SnapshotPtr& replaced = nullptr);
   ~RunningCollector();  // stop()
   RunningCollector(const RunningCollector&) = delete;
   RunningCollector& operator=(const RunningCollector&) = delete;

@@ -67,7 +67,8 @@ struct Collector::DeviceSlot {
 // The host sources' reader and one read's request and answer; touched by the collector only while the worker
 // is idle.
 struct Collector::HostJob {
-  explicit HostJob(HostSourceOptions options) : reader(std::move(options)) {}
+  HostJob(HostSourceOptions options, const std::shared_ptr<const HostSnapshot>& resume_from)
+      : reader(std::move(options), resume_from) {}
   HostReader reader;
   HostRequest request;
   HostReading result;
@@ -123,7 +124,8 @@ Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
   callback_->clock = clock_.get();
   latest_.store(std::make_shared<const Snapshot>());
   if (!options_.host.kmsg.empty() || !options_.host.sysfs_root.empty() || !options_.host.proc_root.empty()) {
-    host_job_ = std::make_shared<HostJob>(options_.host);
+    host_job_ = std::make_shared<HostJob>(options_.host, options_.resume_host);
+    options_.resume_host.reset();  // a whole host reading: not kept beyond the start
     host_worker_ = std::make_unique<AbandonableWorker>(
         [job = host_job_](std::stop_token) { job->result = job->reader.read(job->request); });
   }

@@ -42,6 +42,9 @@ struct CollectorOptions {
   // The host's sources (kernel log, sysfs, /proc): read on a worker of their own after the GPUs, against the
   // same deadline; all empty (not read) unless the agent names them.
   HostSourceOptions host;
+  // The last host reading of the collector this one replaces (a reload), for the host sources to carry on
+  // from; null at start.
+  std::shared_ptr<const HostSnapshot> resume_host;
 
   static constexpr std::chrono::milliseconds kMinInterval{10};
   std::chrono::milliseconds effective_interval() const;

@@ -9,10 +9,13 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <regex>
 #include <thread>
 
 #include "agent/collector_setup.h"
+#include "sources/host/host_snapshot.h"
 #include "test_sinks.h"
 
 namespace gpuwatch {
@@ -107,6 +110,59 @@ TEST(AgentPipeline, AReloadWithANewIntervalKeepsTheSinksAndTheRestartOnlySetting
   EXPECT_EQ(agent.options().listen, "127.0.0.1:0");
   EXPECT_FALSE(scrape(agent.port()).empty());
   EXPECT_TRUE(agent.stop());
+}
+
+// A reload that replaces the collector carries the kernel log on: its counts go on even when the log no
+// longer holds the oldest records (a ring buffer), a record read before is not news again, and one logged
+// after the reload is counted once.
+TEST(AgentPipeline, AReloadCarriesTheKernelLogOn) {
+  std::string dir = (std::filesystem::temp_directory_path() / "gpuwatch-agent-kmsg-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string kmsg = dir + "/kmsg";
+  const auto log = [&](const std::string& record, std::ios::openmode mode = std::ios::app) {
+    std::ofstream(kmsg, mode) << record << "\n";
+  };
+  const std::string first_xid =
+      "4,11,2000000,-;NVRM: Xid (PCI:0000:3b:00): 13, pid=77, name=python3, Graphics";
+  log("6,10,1000000,-;usb 1-1: new device");
+  AgentOptions o = simulated_node(100ms);
+  o.kmsg = kmsg;
+  Agent agent(o);
+  agent.start();
+  const auto host = [&agent] {
+    const SnapshotPtr s = agent.latest();
+    return s ? s->host : nullptr;
+  };
+  const auto records = [&] { return host() && host()->kernel_log ? host()->kernel_log->records : 0; };
+  const auto xids = [&]() -> std::uint64_t {
+    if (!host()) return 0;
+    const auto it = host()->kernel_event_counts.find("xid");
+    return it == host()->kernel_event_counts.end() ? 0 : it->second;
+  };
+  for (int i = 0; i < 100 && records() < 1; ++i) std::this_thread::sleep_for(20ms);
+  log(first_xid);
+  for (int i = 0; i < 100 && xids() < 1; ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_EQ(records(), 2U);
+  ASSERT_EQ(xids(), 1U);
+
+  log(first_xid, std::ios::trunc);  // the log has dropped its oldest record
+  AgentOptions reloaded = agent.options();
+  reloaded.interval = 50ms;
+  agent.reload(reloaded);
+  std::this_thread::sleep_for(500ms);  // ten ticks of the new collector
+  EXPECT_EQ(records(), 2U) << "the count goes on from the replaced collector's";
+  EXPECT_EQ(xids(), 1U);
+  EXPECT_EQ(host()->kernel_events_read, 1U);
+  ASSERT_EQ(host()->kernel_events->size(), 1U);
+  EXPECT_FALSE(host()->kernel_events->front().before_start) << "it was logged while the agent ran";
+
+  log("4,12,3000000,-;NVRM: Xid (PCI:0000:3b:00): 79, pid=78, name=python3, GPU has fallen off the bus.");
+  for (int i = 0; i < 100 && xids() < 2; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(xids(), 2U);
+  EXPECT_EQ(records(), 3U);
+  EXPECT_EQ(host()->kernel_events->size(), 2U);
+  EXPECT_TRUE(agent.stop());
+  std::filesystem::remove_all(dir);
 }
 
 // The query limits are agent settings: the query API the Agent serves refuses a query over query_max_samples.

@@ -42,10 +42,17 @@ SourceStatus ok(std::string name, const Stopwatch& watch) {
 
 }  // namespace
 
-HostReader::HostReader(HostSourceOptions options) : options_(std::move(options)) {
+HostReader::HostReader(HostSourceOptions options, const std::shared_ptr<const HostSnapshot>& resume_from)
+    : options_(std::move(options)) {
   if (!options_.kmsg.empty()) {
     kmsg_.emplace(options_.kmsg);
     names_.push_back("kernel_log");
+    if (const auto& earlier = resume_from; earlier && earlier->kernel_log) {
+      kmsg_->resume(*earlier->kernel_log);
+      if (earlier->kernel_events) events_ = earlier->kernel_events;
+      events_read_ = earlier->kernel_events_read;
+      event_counts_ = earlier->kernel_event_counts;
+    }
   }
   if (!options_.sysfs_root.empty()) {
     for (const char* name : {"pcie_aer", "pcie_topology", "driver_module"}) names_.emplace_back(name);

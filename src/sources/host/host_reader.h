@@ -40,7 +40,10 @@ struct HostReading {
 
 class HostReader {
  public:
-  explicit HostReader(HostSourceOptions options);
+  // `resume_from`: the last reading of the reader this one replaces (a reload), or null. The kernel log
+  // carries on from it, with its events and counts, instead of reading the whole ring buffer again as news.
+  explicit HostReader(HostSourceOptions options,
+                      const std::shared_ptr<const HostSnapshot>& resume_from = nullptr);
   HostReading read(const HostRequest& request);
   // The sources this reader reads, in the order read() reports them.
   const std::vector<std::string>& source_names() const { return names_; }

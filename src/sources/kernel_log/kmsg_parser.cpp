@@ -166,6 +166,12 @@ std::string normalise_pci_bus_id(std::string_view text) {
   return out + ":" + pad2(bus) + ":" + pad2(devfn) + "." + lower(function);
 }
 
+std::uint64_t record_sequence(std::string_view line) {
+  KernelEvent ev;
+  strip_header(line, ev);
+  return ev.sequence;
+}
+
 std::optional<KernelEvent> parse_kernel_record(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
   // Continuation lines of /dev/kmsg records (" SUBSYSTEM=pci") carry key=value context, no message.

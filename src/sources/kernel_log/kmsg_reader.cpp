@@ -44,17 +44,27 @@ bool KmsgReader::ensure_open() {
 
 void KmsgReader::take_line(std::string_view line, std::vector<KernelEvent>& out) {
   if (line.empty() || line.front() == ' ') return;  // continuation lines carry no message
+  // A record seen again (the log reopened, a file rewritten with the same beginning, or read by the reader
+  // this one carries on from) is not news.
+  if (const std::uint64_t sequence = record_sequence(line); sequence != 0) {
+    if (sequence <= status_.last_sequence) return;
+    status_.last_sequence = sequence;
+  }
   ++status_.records;
   auto ev = parse_kernel_record(line);
   if (!ev) return;
-  // A record seen again (the log reopened, or a file rewritten with the same beginning) is not news.
-  if (ev->sequence != 0) {
-    if (ev->sequence <= last_sequence_) return;
-    last_sequence_ = ev->sequence;
-  }
   ev->before_start = first_poll_;
   ++status_.events;
   out.push_back(std::move(*ev));
+}
+
+void KmsgReader::resume(const KmsgStatus& earlier) {
+  status_.records = earlier.records;
+  status_.events = earlier.events;
+  status_.open_failures = earlier.open_failures;
+  status_.overruns = earlier.overruns;
+  status_.last_sequence = earlier.last_sequence;
+  first_poll_ = false;
 }
 
 std::vector<KernelEvent> KmsgReader::poll(std::size_t max_records) {

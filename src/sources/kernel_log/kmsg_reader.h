@@ -20,6 +20,7 @@ struct KmsgStatus {
   std::uint64_t events = 0;         // records that became KernelEvents
   std::uint64_t open_failures = 0;  // failed attempts to open the log
   std::uint64_t overruns = 0;       // times the ring buffer overwrote records before we read them (EPIPE)
+  std::uint64_t last_sequence = 0;  // the newest record's sequence number read (0: none numbered yet)
 };
 
 class KmsgReader {
@@ -32,6 +33,10 @@ class KmsgReader {
   // Every GPU-related event logged since the last poll (on the first poll: all the log still holds, marked
   // before_start). Never blocks; reads at most max_records records per call.
   std::vector<KernelEvent> poll(std::size_t max_records = 100000);
+  // Carries on where an earlier reader of the same log stopped (a reload replaces the reader): its counts
+  // go on, records up to its last sequence number are not read again, and nothing is marked before_start.
+  // Call before the first poll.
+  void resume(const KmsgStatus& earlier);
   const KmsgStatus& status() const { return status_; }
   const std::string& path() const { return path_; }
 
@@ -44,7 +49,6 @@ class KmsgReader {
   bool regular_file_ = false;
   bool first_poll_ = true;
   bool warned_ = false;
-  std::uint64_t last_sequence_ = 0;
   std::string partial_;  // a plain file's incomplete last line
   KmsgStatus status_;
 };
