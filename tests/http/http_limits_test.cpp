@@ -91,9 +91,9 @@ class LimitsTest : public ::testing::Test {
     ASSERT_GT(server_->port(), 0);
   }
 
-  // The value of a gpuwatch_http_requests_rejected_total series on /metrics. The server's counters are
+  // The value of a series on /metrics (its name and labels as rendered), or -1. The server's own families are
   // rendered with each snapshot: publish a new one first.
-  double rejected(const std::string& reason) {
+  double value_on_metrics(const std::string& series) {
     {
       std::lock_guard lock(mutex_);
       snapshot_ = std::make_shared<const Snapshot>(gpuwatch::testing::h200_node(++sequence_));
@@ -101,24 +101,12 @@ class LimitsTest : public ::testing::Test {
     httplib::Client client("127.0.0.1", server_->port());
     auto r = client.Get("/metrics");
     if (!r) return -1;
-    const std::string series = "gpuwatch_http_requests_rejected_total{reason=\"" + reason + "\"} ";
-    const auto at = r->body.find(series);
+    const auto at = r->body.find("\n" + series + " ");
     if (at == std::string::npos) return -1;
-    return std::stod(r->body.substr(at + series.size(), 20));
+    return std::stod(r->body.substr(at + series.size() + 2, 20));
   }
-
-  // The value of an unlabelled gauge on /metrics, or -1.
-  double gauge(const std::string& name) {
-    {
-      std::lock_guard lock(mutex_);
-      snapshot_ = std::make_shared<const Snapshot>(gpuwatch::testing::h200_node(++sequence_));
-    }
-    httplib::Client client("127.0.0.1", server_->port());
-    auto r = client.Get("/metrics");
-    if (!r) return -1;
-    const auto at = r->body.find("\n" + name + " ");
-    if (at == std::string::npos) return -1;
-    return std::stod(r->body.substr(at + name.size() + 2, 20));
+  double rejected(const std::string& reason) {
+    return value_on_metrics("gpuwatch_http_requests_rejected_total{reason=\"" + reason + "\"}");
   }
 
   std::string exchange(const std::string& request, milliseconds timeout = milliseconds(5000)) {
@@ -472,7 +460,7 @@ TEST_F(LimitsTest, ConnectionsClosedByTheirClientAreClosedByTheServer) {
       int open = -1;
       for (int i = 0; i < 100 && open != 1; ++i) {
         std::this_thread::sleep_for(milliseconds(20));
-        open = static_cast<int>(gauge("gpuwatch_http_connections"));  // 1: the request that asks
+        open = static_cast<int>(value_on_metrics("gpuwatch_http_connections"));  // 1: the request that asks
       }
       EXPECT_EQ(open, 1) << "after " << (half_close ? "half-closing " : "closing ")
                          << ::testing::PrintToString(input);
