@@ -24,7 +24,7 @@ void EventCounts::fill(DeviceSnapshot& device) const {
   device.xid_counts = c.xid;
   device.last_xid = c.last_xid;
   for (std::size_t i = 0; i < c.events.size(); ++i) {
-    auto& s = device.samples.emplace_back(Sample{Metric::kCriticalEvents, static_cast<double>(c.events[i])});
+    auto& s = device.samples.emplace_back(Metric::kCriticalEvents, static_cast<double>(c.events[i]));
     s.labels[0] = nvml_labels::kCriticalEvents[i].label;
   }
 }

@@ -22,8 +22,16 @@ struct HostSnapshot;  // sources/host/host_snapshot.h: what the host said this t
 // read_ms is when the value was read: groups read less often than every tick (read_schedule.h) carry their
 // last value, and its read time, into the snapshots between reads; 0 means "at the snapshot's time".
 struct Sample {
-  Metric metric;
-  double value;
+  // Constructors rather than an aggregate so that emplace_back(metric, value) builds a sample in place with
+  // every compiler: a temporary moved into the vector costs three string moves, on every sample of every
+  // tick.
+  Sample() = default;
+  Sample(Metric m, double v, std::int64_t read = 0) : metric(m), value(v), read_ms(read) {}
+  Sample(Metric m, double v, std::array<std::string, 3> l, std::int64_t read = 0)
+      : metric(m), value(v), labels(std::move(l)), read_ms(read) {}
+
+  Metric metric{};
+  double value = 0;
   std::array<std::string, 3> labels{};
   std::int64_t read_ms = 0;
 };

@@ -20,7 +20,7 @@ constexpr double kKiB = 1024.0;
 // Built in place, labels assigned only when present: this runs for every sample of every tick.
 void emit(std::vector<Sample>& s, Metric m, double value, std::string_view l0 = {},
           std::string_view l1 = {}) {
-  Sample& sample = s.emplace_back(Sample{m, value});
+  Sample& sample = s.emplace_back(m, value);
   if (!l0.empty()) sample.labels[0] = l0;
   if (!l1.empty()) sample.labels[1] = l1;
 }
@@ -29,7 +29,7 @@ void emit(std::vector<Sample>& s, Metric m, double value, std::string_view l0 = 
 // copies all three strings, for the cached groups copied into every snapshot.
 void append_copies(std::vector<Sample>& out, const std::vector<Sample>& from) {
   for (const auto& f : from) {
-    Sample& sample = out.emplace_back(Sample{f.metric, f.value, {}, f.read_ms});
+    Sample& sample = out.emplace_back(f.metric, f.value, f.read_ms);
     for (std::size_t i = 0; i < f.labels.size(); ++i) {
       if (!f.labels[i].empty()) sample.labels[i] = f.labels[i];
     }

@@ -47,7 +47,7 @@ void FieldBatch::read(const NvmlFunctions& fn, nvmlDevice_t device, CallTracker&
     const auto& r = requests_[i];
     bool supported = true;
     if (v.nvmlReturn == NVML_SUCCESS) {
-      Sample& sample = out.emplace_back(Sample{r.metric, field_value_as_double(v) * r.scale});
+      Sample& sample = out.emplace_back(r.metric, field_value_as_double(v) * r.scale);
       if (!r.label.empty()) sample.labels[0] = r.label;
     } else if (v.nvmlReturn == NVML_ERROR_NOT_SUPPORTED) {
       calls.record(NvmlSymbol::nvmlDeviceGetFieldValues, r.field_id, v.nvmlReturn);

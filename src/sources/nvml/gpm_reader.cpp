@@ -80,7 +80,7 @@ void GpmReader::read(std::int64_t now_ms, CallTracker& calls, std::vector<Sample
       last.clear();
       for (std::size_t i = 0; i < kGpmMetrics.size(); ++i) {
         if (req.metrics[i].nvmlReturn != NVML_SUCCESS) continue;
-        last.emplace_back(Sample{kGpmMetrics[i].metric, req.metrics[i].value / 100.0, {}, now_ms});
+        last.emplace_back(kGpmMetrics[i].metric, req.metrics[i].value / 100.0, now_ms);
       }
     }
   }
