@@ -145,7 +145,7 @@ TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {
   const auto errors = apply_config_file(path, o);
   ASSERT_EQ(errors.size(), 3U);
   EXPECT_EQ(errors[0].to_string(),
-            path + ":1:11: 'interval': expected a duration such as 1s, 100ms or 10ms, got 'soon'");
+            path + ":1:11: 'interval': expected a duration of at least 10ms, such as 1s, got 'soon'");
   EXPECT_EQ(errors[1].to_string(), path + ":2:1: unknown key 'intervall' (did you mean 'interval'?)");
   EXPECT_EQ(errors[2].line, 3);
   EXPECT_NE(errors[2].message.find("expected native or dcgm"), std::string::npos);
@@ -206,6 +206,31 @@ TEST(OptionTable, IntervalBelowTenMillisecondsIsRefused) {
   EXPECT_EQ(effective_deadline(o), std::chrono::milliseconds(50));
 }
 
+// Durations, counts and sizes are each checked by one helper: the range is in the message, and "off" is zero
+// where an option has it.
+TEST(OptionTable, DurationsCountsAndSizesSayTheirRange) {
+  AgentOptions o;
+  auto problem = [&](std::string_view key, std::string_view value) {
+    return find_option(key)->apply(o, value).value_or("");
+  };
+  EXPECT_EQ(problem("store_sync_interval", "2m"), "expected a duration from 10ms to 1m, such as 2s");
+  EXPECT_EQ(problem("store_sync_interval", "60s"), "");
+  EXPECT_EQ(o.store_sync_interval, std::chrono::seconds(60));
+  EXPECT_EQ(problem("deadline", "0s"), "expected a duration of at least 1ms, such as 800ms");
+  EXPECT_EQ(problem("downsample_after", "30m"), "expected off or a duration of at least 1h, such as 48h");
+  EXPECT_EQ(problem("downsample_after", "off"), "");
+  EXPECT_EQ(o.downsample_after.count(), 0);
+  EXPECT_EQ(find_option("downsample_after")->show(o), "off");
+  EXPECT_EQ(problem("retention_time", "7d"), "");
+  EXPECT_EQ(find_option("retention_time")->show(o), "7d");  // whole days in days, not 1w
+  EXPECT_EQ(problem("store_max_process_series", "1000000000"),
+            "expected a number of series from 0 to 999999999, such as 2000");
+  EXPECT_EQ(problem("query_max_samples", "00"),
+            "expected a number of samples from 1 to 999999999999, such as 50000000");
+  EXPECT_EQ(problem("query_max_samples", "-5"), problem("query_max_samples", "00"));
+  EXPECT_EQ(problem("retention_size", "1KiB"), "expected a size of at least 1MiB, such as 1GiB");
+}
+
 }  // namespace
 }  // namespace gpuwatch
 
@@ -241,7 +266,7 @@ TEST_F(ConfigFileTest, QueryLimitsAreSettings) {
   errors = apply_config_file(write("query_timeout: 1ms\nquery_max_samples: 0\n"), o);
   ASSERT_EQ(errors.size(), 2U);
   EXPECT_NE(errors[0].message.find("at least 10ms"), std::string::npos) << errors[0].message;
-  EXPECT_NE(errors[1].message.find("at least 1"), std::string::npos) << errors[1].message;
+  EXPECT_NE(errors[1].message.find("from 1 to"), std::string::npos) << errors[1].message;
 }
 
 }  // namespace
