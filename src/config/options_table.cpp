@@ -196,6 +196,32 @@ std::vector<OptionSpec> make_table() {
        false, url_setter(&AgentOptions::external_url), string_getter(&AgentOptions::external_url)},
       {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
+      // The HTTP server's deadlines and limits: what one client can make the server wait for or hold.
+      duration_option({"http_header_timeout",
+                       "A connection whose request line and headers take longer (from accept) is closed"},
+                      &AgentOptions::http_header_timeout, {.min = 100ms, .example = "10s"}),
+      duration_option(
+          {"http_body_timeout", "A connection whose request body takes longer (after the headers) is closed"},
+          &AgentOptions::http_body_timeout, {.min = 100ms, .example = "30s"}),
+      // The server's library counts idle time in whole seconds.
+      duration_option(
+          {"http_idle_timeout", "A kept-alive connection with no request for this long is closed"},
+          &AgentOptions::http_idle_timeout, {.min = 1s, .example = "1m"}),
+      count_option({"http_max_connections", "Open client connections in all; more are closed at accept"},
+                   &AgentOptions::http_max_connections,
+                   {.min = 1, .max = 1'000'000, .what = "connections", .example = "512"}),
+      count_option(
+          {"http_max_connections_per_client",
+           "Open connections from one client address; more are closed at accept (a proxy counts as one)"},
+          &AgentOptions::http_max_connections_per_client,
+          {.min = 1, .max = 1'000'000, .what = "connections", .example = "256"}),
+      size_option({"http_max_reply_size", "An API reply (a query result) larger than this is answered 422"},
+                  &AgentOptions::http_max_reply_size, {.min = 1 << 10, .example = "64MiB"}),
+      count_option(
+          {"http_workers", "Threads that answer the APIs (queries, alerts); scrapes never wait for them"},
+          &AgentOptions::http_workers, {.min = 1, .max = 256, .what = "threads", .example = "4"}),
+      count_option({"http_queue", "API requests that may wait for a worker; more are answered 503 at once"},
+                   &AgentOptions::http_queue, {.max = 100'000, .what = "requests", .example = "16"}),
   }};
   for (auto& spec : tunable_options()) table.push_back(std::move(spec));
   return table;

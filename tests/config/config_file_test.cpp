@@ -231,6 +231,40 @@ TEST(OptionTable, DurationsCountsAndSizesSayTheirRange) {
   EXPECT_EQ(problem("retention_size", "1KiB"), "expected a size of at least 1MiB, such as 1GiB");
 }
 
+// The HTTP server's deadlines and limits are settings like any other (docs/http-server.md).
+TEST_F(ConfigFileTest, HttpServerLimitsAreSettings) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("http_header_timeout: 2s\n"
+                                        "http_body_timeout: 5s\n"
+                                        "http_idle_timeout: 15s\n"
+                                        "http_max_connections: 64\n"
+                                        "http_max_connections_per_client: 8\n"
+                                        "http_max_reply_size: 16MiB\n"
+                                        "http_workers: 2\n"
+                                        "http_queue: 0\n"),
+                                  o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.http_header_timeout, std::chrono::seconds(2));
+  EXPECT_EQ(o.http_body_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(o.http_idle_timeout, std::chrono::seconds(15));
+  EXPECT_EQ(o.http_max_connections, 64U);
+  EXPECT_EQ(o.http_max_connections_per_client, 8U);
+  EXPECT_EQ(o.http_max_reply_size, 16U << 20);
+  EXPECT_EQ(o.http_workers, 2U);
+  EXPECT_EQ(o.http_queue, 0U);
+
+  const std::string path = write("http_workers: 2\nhttp_idle_timeout: 500ms\nhttp_max_connections: 0\n");
+  errors = apply_config_file(path, o);
+  ASSERT_EQ(errors.size(), 2U);
+  EXPECT_EQ(errors[0].to_string(),
+            path + ":2:20: 'http_idle_timeout': expected a duration of at least 1s, such as 1m, got '500ms'");
+  EXPECT_EQ(errors[1].to_string(),
+            path +
+                ":3:23: 'http_max_connections': expected a number of connections from 1 "
+                "to 1000000, such as 512, got '0'");
+  EXPECT_EQ(o.http_idle_timeout, std::chrono::seconds(15));  // a refused value leaves the setting as it was
+}
+
 }  // namespace
 }  // namespace gpuwatch
 
