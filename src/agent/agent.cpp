@@ -70,6 +70,15 @@ HttpServerOptions server_options(const AgentOptions& options,
   so.naming = options.naming;
   so.dcgm_hostname_label = options.dcgm_hostname_label;
   so.health_settings = options.detectors;  // /api/v1/gpus judges health by the detectors' settings
+  so.header_timeout = options.http_header_timeout;
+  so.body_timeout = options.http_body_timeout;
+  so.idle_timeout = options.http_idle_timeout;
+  // The option table bounds the counts well inside unsigned.
+  so.max_connections = static_cast<unsigned>(options.http_max_connections);
+  so.max_connections_per_client = static_cast<unsigned>(options.http_max_connections_per_client);
+  so.max_reply_bytes = options.http_max_reply_size;
+  so.threads = static_cast<unsigned>(options.http_workers);
+  so.queue = options.http_queue;
   return so;
 }
 

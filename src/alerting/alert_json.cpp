@@ -1,5 +1,6 @@
 #include "alerting/alert_json.h"
 
+#include "core/exposition_escaping.h"
 #include "core/rfc3339.h"
 
 namespace gpuwatch::alerting {
@@ -50,7 +51,9 @@ nlohmann::json webhook_message(const std::vector<nlohmann::json>& group, const L
   std::string key = "{}:{";
   for (const auto& [name, value] : group_labels) {
     if (key.back() != '{') key += ", ";
-    key += name + "=\"" + value + "\"";
+    key += name + "=\"";
+    append_escaped_label_value(key, value);
+    key += '"';
   }
   key += "}";
   return {{"version", "4"},

@@ -1,4 +1,5 @@
 #include "cli/query_output.h"
+#include "core/exposition_escaping.h"
 #include "core/json_text.h"
 
 #include <algorithm>
@@ -20,7 +21,9 @@ std::string series_name(const json& metric) {
   std::string labels;
   for (const auto& [k, v] : metric.items()) {
     if (k == "__name__") continue;
-    labels += (labels.empty() ? "" : ", ") + k + "=\"" + v.get<std::string>() + "\"";
+    labels += (labels.empty() ? "" : ", ") + k + "=\"";
+    append_escaped_label_value(labels, v.get<std::string>());
+    labels += '"';
   }
   return labels.empty() && !name.empty() ? name : name + "{" + labels + "}";
 }
@@ -97,7 +100,7 @@ std::string table(const json& data) {
       hi = std::max(hi, v);
     }
     out << name << std::string(width - name.size() + 2, ' ') << sparkline(resample(values)) << "  min "
-        << (lo <= hi ? json(lo).dump() : "NaN") << "  max " << (lo <= hi ? json(hi).dump() : "NaN")
+        << (lo <= hi ? to_json_text(lo) : "NaN") << "  max " << (lo <= hi ? to_json_text(hi) : "NaN")
         << "  last " << values.back()[1].get<std::string>() << "  (" << values.size() << " points)\n";
   }
   return out.str();

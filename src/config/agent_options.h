@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -49,6 +50,15 @@ struct AgentOptions {
   std::string silences_file;  // maintenance windows
   std::string external_url;   // how users reach the agent; "" = http://<hostname>:<port>
   std::string runbook_dir = "/usr/share/doc/gpuwatch/runbooks";
+  // The HTTP server's deadlines and limits (docs/http-server.md), with HttpServerOptions' defaults.
+  std::chrono::milliseconds http_header_timeout{10'000};
+  std::chrono::milliseconds http_body_timeout{30'000};
+  std::chrono::milliseconds http_idle_timeout{60'000};
+  std::size_t http_max_connections = 512;
+  std::size_t http_max_connections_per_client = 256;
+  std::uint64_t http_max_reply_size = std::uint64_t{64} << 20;
+  std::size_t http_workers = 4;
+  std::size_t http_queue = 16;
   // Every detector's tunables (detect.<detector>.<tunable>); the health verdict reads the same.
   rules::DetectorSettings detectors;
 };

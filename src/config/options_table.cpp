@@ -1,18 +1,18 @@
 #include <array>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "config/agent_options.h"
-#include "config/size.h"
+#include "config/option_kinds.h"
 #include "config/tunable_options.h"
-#include "core/duration.h"
 #include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
+
+using namespace std::chrono_literals;
 
 using Apply = std::function<std::optional<std::string>(AgentOptions&, std::string_view)>;
 using Show = std::function<std::string(const AgentOptions&)>;
@@ -25,21 +25,6 @@ Apply string_setter(std::string AgentOptions::*field) {
 }
 Show string_getter(std::string AgentOptions::*field) {
   return [field](const AgentOptions& o) { return o.*field; };
-}
-
-std::optional<std::string> apply_interval(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d) return "expected a duration such as 1s, 100ms or 10ms";
-  if (*d < std::chrono::milliseconds(10)) return "the interval must be at least 10ms";
-  o.interval = *d;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_deadline(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || d->count() == 0) return "expected a positive duration such as 800ms";
-  o.deadline = *d;
-  return std::nullopt;
 }
 
 std::optional<std::string> apply_naming(AgentOptions& o, std::string_view v) {
@@ -91,60 +76,6 @@ std::optional<std::string> apply_store(AgentOptions& o, std::string_view v) {
   return std::nullopt;
 }
 
-std::optional<std::string> apply_sync_interval(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::milliseconds(10) || *d > std::chrono::seconds(60))
-    return "expected a duration from 10ms to 60s, such as 2s";
-  o.store_sync_interval = *d;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_retention_time(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::hours(1)) return "expected a duration of at least 1h, such as 30d";
-  o.retention_time = *d;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_retention_size(AgentOptions& o, std::string_view v) {
-  auto n = parse_size(v);
-  if (!n || *n < (1ULL << 20)) return "expected a size of at least 1MiB, such as 1GiB or 500MiB";
-  o.retention_size = *n;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_max_process_series(AgentOptions& o, std::string_view v) {
-  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string_view::npos)
-    return "expected a number of series, such as 2000";
-  o.store_max_process_series = std::stoul(std::string(v));
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_query_timeout(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::milliseconds(10)) return "expected a duration of at least 10ms, such as 2m";
-  o.query_timeout = *d;
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_query_max_samples(AgentOptions& o, std::string_view v) {
-  if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string_view::npos || v == "0")
-    return "expected a number of samples of at least 1, such as 50000000";
-  o.query_max_samples = std::stoull(std::string(v));
-  return std::nullopt;
-}
-
-std::optional<std::string> apply_downsample_after(AgentOptions& o, std::string_view v) {
-  if (v == "off") {
-    o.downsample_after = std::chrono::milliseconds(0);
-    return std::nullopt;
-  }
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::hours(1)) return "expected off or a duration of at least 1h, such as 48h";
-  o.downsample_after = *d;
-  return std::nullopt;
-}
-
 std::optional<std::string> check_url(std::string_view v) {
   if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
     return "expected an http:// or https:// URL, e.g. http://127.0.0.1:9093";
@@ -159,13 +90,6 @@ Apply url_setter(std::string AgentOptions::*field) {
     while (!(o.*field).empty() && (o.*field).back() == '/') (o.*field).pop_back();
     return std::nullopt;
   };
-}
-
-std::optional<std::string> apply_resend(AgentOptions& o, std::string_view v) {
-  auto d = parse_duration(v);
-  if (!d || *d < std::chrono::seconds(1)) return "expected a duration of at least 1s, e.g. 1m";
-  o.alert_resend_interval = *d;
-  return std::nullopt;
 }
 
 // The longest name DNS allows; the hostname is a label of every series and alert.
@@ -198,11 +122,12 @@ std::vector<OptionSpec> make_table() {
   std::vector<OptionSpec> table = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
-      {"interval", "DURATION", "Sampling interval (10ms and up)", true, apply_interval,
-       [](const AgentOptions& o) { return format_duration(o.interval); }},
-      {"deadline", "DURATION",
-       "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true,
-       apply_deadline, [](const AgentOptions& o) { return format_duration(effective_deadline(o)); }},
+      duration_option({"interval", "Sampling interval (10ms and up)", true}, &AgentOptions::interval,
+                      {.min = 10ms, .example = "1s"}),
+      duration_option(
+          {"deadline",
+           "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true},
+          &AgentOptions::deadline, {.min = 1ms, .example = "800ms"}, effective_deadline),
       {"nvml_library", "PATH", "NVML library to load (default libnvidia-ml.so.1; env GPUWATCH_NVML_LIB)",
        false, string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
       {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true,
@@ -229,42 +154,37 @@ std::vector<OptionSpec> make_table() {
        [](const AgentOptions& o) { return std::string(o.store ? "on" : "off"); }},
       {"data_dir", "DIR", "Where the agent keeps its state: history, alert delivery queue, silences", false,
        string_setter(&AgentOptions::data_dir), string_getter(&AgentOptions::data_dir)},
-      {"store_sync_interval", "DURATION",
-       "How often the store's write-ahead log is synced; a crash loses at most this plus one sync", false,
-       apply_sync_interval, [](const AgentOptions& o) { return format_duration(o.store_sync_interval); }},
-      {"retention_time", "DURATION", "History older than this is dropped (whole blocks)", false,
-       apply_retention_time,
-       [](const AgentOptions& o) {
-         constexpr std::chrono::milliseconds kDay = std::chrono::hours(24);
-         if (o.retention_time % kDay == std::chrono::milliseconds(0))
-           return std::to_string(o.retention_time / kDay) + "d";
-         return format_duration(o.retention_time);
-       }},
-      {"retention_size", "SIZE", "History is dropped, oldest first, to stay under this size (e.g. 1GiB)",
-       false, apply_retention_size, [](const AgentOptions& o) { return format_size(o.retention_size); }},
-      {"store_max_process_series", "N",
-       "Per-process series kept in history; beyond it processes are summed per GPU (pid=\"other\")", false,
-       apply_max_process_series,
-       [](const AgentOptions& o) { return std::to_string(o.store_max_process_series); }},
-      {"query_timeout", "DURATION",
-       "A query still evaluating after this fails with a timeout (HTTP 503), as Prometheus's --query.timeout",
-       false, apply_query_timeout, [](const AgentOptions& o) { return format_duration(o.query_timeout); }},
-      {"query_max_samples", "N",
-       "A query that would load more samples fails (HTTP 422), as Prometheus's --query.max-samples", false,
-       apply_query_max_samples, [](const AgentOptions& o) { return std::to_string(o.query_max_samples); }},
-      {"downsample_after", "DURATION|off",
-       "History older than this keeps one sample a minute plus :1m_min/max/avg/count series", false,
-       apply_downsample_after,
-       [](const AgentOptions& o) {
-         return o.downsample_after.count() == 0 ? std::string("off") : format_duration(o.downsample_after);
-       }},
+      duration_option(
+          {"store_sync_interval",
+           "How often the store's write-ahead log is synced; a crash loses at most this plus one sync"},
+          &AgentOptions::store_sync_interval, {.min = 10ms, .max = 60s, .example = "2s"}),
+      duration_option({"retention_time", "History older than this is dropped (whole blocks)"},
+                      &AgentOptions::retention_time, {.min = 1h, .example = "30d"}),
+      size_option({"retention_size", "History is dropped, oldest first, to stay under this size (e.g. 1GiB)"},
+                  &AgentOptions::retention_size, {.min = 1 << 20, .example = "1GiB"}),
+      count_option(
+          {"store_max_process_series",
+           "Per-process series kept in history; beyond it processes are summed per GPU (pid=\"other\")"},
+          &AgentOptions::store_max_process_series, {.max = 999'999'999, .what = "series", .example = "2000"}),
+      duration_option({"query_timeout",
+                       "A query still evaluating after this fails with a timeout (HTTP 503), as Prometheus's "
+                       "--query.timeout"},
+                      &AgentOptions::query_timeout, {.min = 10ms, .example = "2m"}),
+      count_option(
+          {"query_max_samples",
+           "A query that would load more samples fails (HTTP 422), as Prometheus's --query.max-samples"},
+          &AgentOptions::query_max_samples,
+          {.min = 1, .max = 999'999'999'999, .what = "samples", .example = "50000000"}),
+      duration_option({"downsample_after",
+                       "History older than this keeps one sample a minute plus :1m_min/max/avg/count series"},
+                      &AgentOptions::downsample_after, {.min = 1h, .example = "48h", .off = "off"}),
       {"alertmanager_url", "URL",
        "Alertmanager to send every alert to (it then groups, inhibits and silences); e.g. http://am:9093",
        false, url_setter(&AgentOptions::alertmanager_url), string_getter(&AgentOptions::alertmanager_url)},
       {"alert_webhook_url", "URL", "Webhook to notify in Alertmanager's webhook format (version 4)", false,
        url_setter(&AgentOptions::alert_webhook_url), string_getter(&AgentOptions::alert_webhook_url)},
-      {"alert_resend_interval", "DURATION", "How often firing alerts are sent again to Alertmanager", false,
-       apply_resend, [](const AgentOptions& o) { return format_duration(o.alert_resend_interval); }},
+      duration_option({"alert_resend_interval", "How often firing alerts are sent again to Alertmanager"},
+                      &AgentOptions::alert_resend_interval, {.min = 1s, .example = "1m"}),
       {"alert_labels", "NAME=VALUE,...", "Labels added to every alert, e.g. service=training,cluster=west",
        false, apply_alert_labels, string_getter(&AgentOptions::alert_labels)},
       {"api_token_file", "FILE",
@@ -276,6 +196,32 @@ std::vector<OptionSpec> make_table() {
        false, url_setter(&AgentOptions::external_url), string_getter(&AgentOptions::external_url)},
       {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
+      // The HTTP server's deadlines and limits: what one client can make the server wait for or hold.
+      duration_option({"http_header_timeout",
+                       "A connection whose request line and headers take longer (from accept) is closed"},
+                      &AgentOptions::http_header_timeout, {.min = 100ms, .example = "10s"}),
+      duration_option(
+          {"http_body_timeout", "A connection whose request body takes longer (after the headers) is closed"},
+          &AgentOptions::http_body_timeout, {.min = 100ms, .example = "30s"}),
+      // The server's library counts idle time in whole seconds.
+      duration_option(
+          {"http_idle_timeout", "A kept-alive connection with no request for this long is closed"},
+          &AgentOptions::http_idle_timeout, {.min = 1s, .example = "1m"}),
+      count_option({"http_max_connections", "Open client connections in all; more are closed at accept"},
+                   &AgentOptions::http_max_connections,
+                   {.min = 1, .max = 1'000'000, .what = "connections", .example = "512"}),
+      count_option(
+          {"http_max_connections_per_client",
+           "Open connections from one client address; more are closed at accept (a proxy counts as one)"},
+          &AgentOptions::http_max_connections_per_client,
+          {.min = 1, .max = 1'000'000, .what = "connections", .example = "256"}),
+      size_option({"http_max_reply_size", "An API reply (a query result) larger than this is answered 422"},
+                  &AgentOptions::http_max_reply_size, {.min = 1 << 10, .example = "64MiB"}),
+      count_option(
+          {"http_workers", "Threads that answer the APIs (queries, alerts); scrapes never wait for them"},
+          &AgentOptions::http_workers, {.min = 1, .max = 256, .what = "threads", .example = "4"}),
+      count_option({"http_queue", "API requests that may wait for a worker; more are answered 503 at once"},
+                   &AgentOptions::http_queue, {.max = 100'000, .what = "requests", .example = "16"}),
   }};
   for (auto& spec : tunable_options()) table.push_back(std::move(spec));
   return table;

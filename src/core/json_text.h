@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -14,5 +15,10 @@ namespace gpuwatch {
 inline std::string to_json_text(const nlohmann::json& document, int indent = -1) {
   return document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+// Appends `text` as a JSON string, quotes included, for documents written by hand where building a
+// nlohmann::json would cost too much (query results: millions of label values). The only hand-written JSON
+// string escaping; bytes that are not UTF-8 become U+FFFD, as to_json_text does.
+void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace gpuwatch

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/exposition_escaping.h"
+
 namespace gpuwatch {
 
 std::string normalize_labels(Labels& labels) {
@@ -34,14 +36,7 @@ std::string labels_to_string(const Labels& labels) {
     first = false;
     out += n;
     out += "=\"";
-    for (const char c : v) {
-      if (c == '\\' || c == '"') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
+    append_escaped_label_value(out, v);
     out += '"';
   }
   out += '}';

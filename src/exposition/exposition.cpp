@@ -4,30 +4,10 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/exposition_escaping.h"
+
 namespace gpuwatch {
 namespace {
-
-void append_escaped(std::string& out, std::string_view text, bool escape_quote) {
-  for (char c : text) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '"':
-        if (escape_quote) {
-          out += "\\\"";
-        } else {
-          out += c;
-        }
-        break;
-      default:
-        out += c;
-    }
-  }
-}
 
 std::string_view strip_suffix(std::string_view name, std::string_view suffix) {
   if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
@@ -47,20 +27,7 @@ std::string_view type_word(FamilyType type, ExpositionFormat format) {
 }
 
 void append_series(std::string& out, std::string_view sample_name, const Series& s) {
-  out += sample_name;
-  if (!s.labels.empty()) {
-    out += '{';
-    bool first = true;
-    for (const auto& [name, value] : s.labels) {
-      if (!first) out += ',';
-      first = false;
-      out += name;
-      out += "=\"";
-      append_escaped_label_value(out, value);
-      out += '"';
-    }
-    out += '}';
-  }
+  append_series_name(out, sample_name, s);
   out += ' ';
   append_value(out, s.value);
   out += '\n';
@@ -72,6 +39,22 @@ std::string_view content_type(ExpositionFormat format) {
   return format == ExpositionFormat::kOpenMetrics
              ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
              : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+void append_series_name(std::string& out, std::string_view sample_name, const Series& series) {
+  out += sample_name;
+  if (series.labels.empty()) return;
+  out += '{';
+  bool first = true;
+  for (const auto& [name, value] : series.labels) {
+    if (!first) out += ',';
+    first = false;
+    out += name;
+    out += "=\"";
+    append_escaped_label_value(out, value);
+    out += '"';
+  }
+  out += '}';
 }
 
 void append_value(std::string& out, double value) {
@@ -86,16 +69,12 @@ void append_value(std::string& out, double value) {
   }
 }
 
-void append_escaped_label_value(std::string& out, std::string_view value) {
-  append_escaped(out, value, true);
-}
-
 void append_family_header(std::string& out, const Family& family, ExpositionFormat format) {
   if (format == ExpositionFormat::kText004) {
     out += "# HELP ";
     out += family.name;
     out += ' ';
-    append_escaped(out, family.help, false);
+    append_escaped_help_text(out, family.help);
     out += "\n# TYPE ";
     out += family.name;
     out += ' ';
@@ -121,7 +100,7 @@ void append_family_header(std::string& out, const Family& family, ExpositionForm
     out += "# HELP ";
     out += base;
     out += ' ';
-    append_escaped(out, family.help, true);
+    append_escaped_label_value(out, family.help);  // OpenMetrics escapes HELP as a label value
     out += '\n';
   }
 }

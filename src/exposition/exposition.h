@@ -36,11 +36,11 @@ struct Family {
   std::vector<Series> series;
 };
 
+// A sample's name and its series' labels as both formats write them: name{a="x",b="y"}, or the name alone.
+void append_series_name(std::string& out, std::string_view sample_name, const Series& series);
+
 // Shortest text that parses back to the same double; +Inf, -Inf and NaN spelled as Prometheus does.
 void append_value(std::string& out, double value);
-
-// Label value escaping (backslash, double quote, line feed), the same in both formats.
-void append_escaped_label_value(std::string& out, std::string_view value);
 
 // Appends a family's comment lines only (HELP and TYPE; OpenMetrics: TYPE, UNIT, HELP under the family name
 // without its _total or _info suffix), for writers that print the samples themselves (with timestamps).

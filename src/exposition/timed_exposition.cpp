@@ -29,18 +29,8 @@ void TimedExposition::add(const std::vector<Family>& families, std::int64_t t_ms
     if (new_family) families_.push_back({Family{f.name, f.type, f.unit, f.help, {}}, {}, {}});
     FamilyData& fd = families_[fit->second];
     for (const Series& s : f.series) {
-      scratch_.assign(f.name);
-      if (!s.labels.empty()) {
-        scratch_ += '{';
-        for (std::size_t i = 0; i < s.labels.size(); ++i) {
-          if (i > 0) scratch_ += ',';
-          scratch_ += s.labels[i].first;
-          scratch_ += "=\"";
-          append_escaped_label_value(scratch_, s.labels[i].second);
-          scratch_ += '"';
-        }
-        scratch_ += '}';
-      }
+      scratch_.clear();
+      append_series_name(scratch_, f.name, s);
       scratch_ += ' ';
       auto [sit, new_series] = fd.index.try_emplace(scratch_, fd.series.size());
       if (new_series) {

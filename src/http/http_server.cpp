@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/json_text.h"
 #include "core/utf8.h"
 #include "http/connection_deadlines.h"
 #include "http/form_params.h"
@@ -54,8 +55,7 @@ struct RequestContext {
 HttpReply json_reply(int status, const nlohmann::json& body) {
   HttpReply r;
   r.status = status;
-  // Replace, not throw, should a handler put ill-formed UTF-8 in an error: the reply must stay JSON.
-  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  r.body = to_json_text(body) + "\n";  // stays JSON should a handler put ill-formed UTF-8 in an error
   return r;
 }
 

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "http/html_escape.h"
+
 namespace gpuwatch {
 namespace {
 
@@ -17,29 +19,6 @@ constexpr std::array kEndpoints = {
     Endpoint{"/readyz", "200 after the first complete collection, 503 before"},
     Endpoint{"/", "this page"},
 };
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -59,7 +38,7 @@ std::string index_html(const std::vector<HttpRoute>& routes) {
   }
   for (const auto& r : routes) {
     if (r.what.empty()) continue;
-    html += "<li><code>" + html_escape(r.pattern) + "</code>: " + html_escape(r.what) + "</li>\n";
+    html += "<li><code>" + html_escaped(r.pattern) + "</code>: " + html_escaped(r.what) + "</li>\n";
   }
   return html + "</ul>\n</body></html>\n";
 }

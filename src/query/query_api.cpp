@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "core/json_text.h"
 #include "core/metric_catalogue.h"
 #include "core/utf8.h"
 #include "query/api_params.h"
@@ -166,14 +167,7 @@ std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> s
         for (const auto& labels : matching_series(*source, req, true)) {
           if (!first) out += ',';
           first = false;
-          out += '{';
-          for (std::size_t i = 0; i < labels.size(); ++i) {
-            if (i) out += ',';
-            append_json_string(out, labels[i].first);
-            out += ':';
-            append_json_string(out, labels[i].second);
-          }
-          out += '}';
+          append_labels_json(out, labels);
         }
         return success(out + "]");
       }));

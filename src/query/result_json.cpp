@@ -4,23 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/utf8.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::query {
 namespace {
-
-void append_labels(std::string& out, const store::Labels& labels) {
-  out += '{';
-  bool first = true;
-  for (const auto& [name, value] : labels) {
-    if (!first) out += ',';
-    first = false;
-    append_json_string(out, name);
-    out += ':';
-    append_json_string(out, value);
-  }
-  out += '}';
-}
 
 void append_point(std::string& out, std::int64_t t_ms, double v) {
   out += '[';
@@ -59,43 +46,17 @@ std::string format_timestamp(std::int64_t t_ms) {
   return out;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
-  // Query text and label values are quoted back as they came: bytes that are not UTF-8 become U+FFFD, so the
-  // document stays JSON.
-  std::string repaired;
-  if (!is_valid_utf8(s)) {
-    repaired = to_valid_utf8(s, s.size() * 3);
-    s = repaired;
+void append_labels_json(std::string& out, const store::Labels& labels) {
+  out += '{';
+  bool first = true;
+  for (const auto& [name, value] : labels) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, name);
+    out += ':';
+    append_json_string(out, value);
   }
-  out += '"';
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  out += '}';
 }
 
 std::string result_to_json(const QueryResult& r) {
@@ -120,7 +81,7 @@ std::string result_to_json(const QueryResult& r) {
         const auto& s = r.value.vector[i];
         if (i) out += ',';
         out += R"({"metric":)";
-        append_labels(out, s.labels);
+        append_labels_json(out, s.labels);
         out += R"(,"value":)";
         append_point(out, steps.start, s.values[0]);
         out += '}';
@@ -134,7 +95,7 @@ std::string result_to_json(const QueryResult& r) {
         if (!first) out += ',';
         first = false;
         out += R"({"metric":)";
-        append_labels(out, labels);
+        append_labels_json(out, labels);
         out += R"(,"values":[)";
         points();
         out += "]}";

@@ -15,6 +15,8 @@
 #include <thread>
 
 #include "agent/collector_setup.h"
+#include "http/http_server.h"
+#include "raw_client.h"
 #include "sources/host/host_snapshot.h"
 #include "test_sinks.h"
 
@@ -22,6 +24,8 @@ namespace gpuwatch {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::RawClient;
+using testing::reply_status;
 
 AgentOptions simulated_node(std::chrono::milliseconds interval) {
   AgentOptions o;
@@ -191,6 +195,40 @@ TEST(AgentPipeline, TheQueryApiHonoursTheConfiguredSampleLimit) {
   EXPECT_NE(body.find("too many samples"), std::string::npos) << body;
   EXPECT_TRUE(agent.stop());
   std::filesystem::remove_all(dir);
+}
+
+// The HTTP server's limits are agent settings: the server the Agent runs applies the configured per-client
+// connection limit and header deadline (the defaults, 256 and 10 s, would leave both connections open).
+TEST(AgentPipeline, TheServerAppliesTheConfiguredHttpLimits) {
+  AgentOptions o = simulated_node(100ms);
+  ASSERT_EQ(find_option("http_max_connections_per_client")->apply(o, "2"), std::nullopt);
+  ASSERT_EQ(find_option("http_header_timeout")->apply(o, "1s"), std::nullopt);
+  Agent agent(o);
+  agent.start();
+  RawClient served(agent.port());
+  ASSERT_TRUE(served.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_EQ(reply_status(served.read_reply(3000ms)), 200);
+  RawClient slow(agent.port());
+  ASSERT_TRUE(slow.send("GET /healthz HTTP/1.1\r\nHost"));  // headers never finished
+  RawClient third(agent.port());
+  ASSERT_TRUE(third.connected());  // the kernel accepts; the server closes it at once
+  EXPECT_TRUE(third.closed_within(3000ms)) << "a third connection from one client was kept";
+  EXPECT_TRUE(slow.closed_within(5000ms)) << "unfinished headers were not cut off at 1s";
+  EXPECT_TRUE(agent.stop());
+}
+
+// The settings' defaults are the server's own, so an agent without them serves as before.
+TEST(AgentPipeline, HttpSettingsDefaultToTheServersDefaults) {
+  const AgentOptions agent;
+  const HttpServerOptions server;
+  EXPECT_EQ(agent.http_header_timeout, server.header_timeout);
+  EXPECT_EQ(agent.http_body_timeout, server.body_timeout);
+  EXPECT_EQ(agent.http_idle_timeout, server.idle_timeout);
+  EXPECT_EQ(agent.http_max_connections, server.max_connections);
+  EXPECT_EQ(agent.http_max_connections_per_client, server.max_connections_per_client);
+  EXPECT_EQ(agent.http_max_reply_size, server.max_reply_bytes);
+  EXPECT_EQ(agent.http_workers, server.threads);
+  EXPECT_EQ(agent.http_queue, server.queue);
 }
 
 }  // namespace

@@ -157,6 +157,16 @@ TEST(DeliveryWorker, RetriesWithBackoffUntilTheReceiverAccepts) {
   EXPECT_EQ(c.queued, 0u);
 }
 
+// Alertmanager writes the group key's labels with their values quoted and escaped: a value holding a quote
+// must not end the value early.
+TEST(WebhookMessage, GroupKeyEscapesLabelValues) {
+  auto a = alert("1", AlertState::kFiring);
+  a.labels["service"] = "say \"hi\"\\n";
+  const auto message = webhook_message({wire_alert(a, 1'500'000, milliseconds{1000}, "")},
+                                       {{"service", a.labels["service"]}}, "webhook", "http://node:19400");
+  EXPECT_EQ(message["groupKey"], R"({}:{service="say \"hi\"\\n"})");
+}
+
 TEST(DeliveryWorker, WebhookGroupsByServiceAndSeverity) {
   testing::RecordingServer hook;
   auto queue = std::make_shared<DeliveryQueue>("");

@@ -145,7 +145,7 @@ TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {
   const auto errors = apply_config_file(path, o);
   ASSERT_EQ(errors.size(), 3U);
   EXPECT_EQ(errors[0].to_string(),
-            path + ":1:11: 'interval': expected a duration such as 1s, 100ms or 10ms, got 'soon'");
+            path + ":1:11: 'interval': expected a duration of at least 10ms, such as 1s, got 'soon'");
   EXPECT_EQ(errors[1].to_string(), path + ":2:1: unknown key 'intervall' (did you mean 'interval'?)");
   EXPECT_EQ(errors[2].line, 3);
   EXPECT_NE(errors[2].message.find("expected native or dcgm"), std::string::npos);
@@ -206,6 +206,65 @@ TEST(OptionTable, IntervalBelowTenMillisecondsIsRefused) {
   EXPECT_EQ(effective_deadline(o), std::chrono::milliseconds(50));
 }
 
+// Durations, counts and sizes are each checked by one helper: the range is in the message, and "off" is zero
+// where an option has it.
+TEST(OptionTable, DurationsCountsAndSizesSayTheirRange) {
+  AgentOptions o;
+  auto problem = [&](std::string_view key, std::string_view value) {
+    return find_option(key)->apply(o, value).value_or("");
+  };
+  EXPECT_EQ(problem("store_sync_interval", "2m"), "expected a duration from 10ms to 1m, such as 2s");
+  EXPECT_EQ(problem("store_sync_interval", "60s"), "");
+  EXPECT_EQ(o.store_sync_interval, std::chrono::seconds(60));
+  EXPECT_EQ(problem("deadline", "0s"), "expected a duration of at least 1ms, such as 800ms");
+  EXPECT_EQ(problem("downsample_after", "30m"), "expected off or a duration of at least 1h, such as 48h");
+  EXPECT_EQ(problem("downsample_after", "off"), "");
+  EXPECT_EQ(o.downsample_after.count(), 0);
+  EXPECT_EQ(find_option("downsample_after")->show(o), "off");
+  EXPECT_EQ(problem("retention_time", "7d"), "");
+  EXPECT_EQ(find_option("retention_time")->show(o), "7d");  // whole days in days, not 1w
+  EXPECT_EQ(problem("store_max_process_series", "1000000000"),
+            "expected a number of series from 0 to 999999999, such as 2000");
+  EXPECT_EQ(problem("query_max_samples", "00"),
+            "expected a number of samples from 1 to 999999999999, such as 50000000");
+  EXPECT_EQ(problem("query_max_samples", "-5"), problem("query_max_samples", "00"));
+  EXPECT_EQ(problem("retention_size", "1KiB"), "expected a size of at least 1MiB, such as 1GiB");
+}
+
+// The HTTP server's deadlines and limits are settings like any other (docs/http-server.md).
+TEST_F(ConfigFileTest, HttpServerLimitsAreSettings) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("http_header_timeout: 2s\n"
+                                        "http_body_timeout: 5s\n"
+                                        "http_idle_timeout: 15s\n"
+                                        "http_max_connections: 64\n"
+                                        "http_max_connections_per_client: 8\n"
+                                        "http_max_reply_size: 16MiB\n"
+                                        "http_workers: 2\n"
+                                        "http_queue: 0\n"),
+                                  o);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.http_header_timeout, std::chrono::seconds(2));
+  EXPECT_EQ(o.http_body_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(o.http_idle_timeout, std::chrono::seconds(15));
+  EXPECT_EQ(o.http_max_connections, 64U);
+  EXPECT_EQ(o.http_max_connections_per_client, 8U);
+  EXPECT_EQ(o.http_max_reply_size, 16U << 20);
+  EXPECT_EQ(o.http_workers, 2U);
+  EXPECT_EQ(o.http_queue, 0U);
+
+  const std::string path = write("http_workers: 2\nhttp_idle_timeout: 500ms\nhttp_max_connections: 0\n");
+  errors = apply_config_file(path, o);
+  ASSERT_EQ(errors.size(), 2U);
+  EXPECT_EQ(errors[0].to_string(),
+            path + ":2:20: 'http_idle_timeout': expected a duration of at least 1s, such as 1m, got '500ms'");
+  EXPECT_EQ(errors[1].to_string(),
+            path +
+                ":3:23: 'http_max_connections': expected a number of connections from 1 "
+                "to 1000000, such as 512, got '0'");
+  EXPECT_EQ(o.http_idle_timeout, std::chrono::seconds(15));  // a refused value leaves the setting as it was
+}
+
 }  // namespace
 }  // namespace gpuwatch
 
@@ -241,7 +300,7 @@ TEST_F(ConfigFileTest, QueryLimitsAreSettings) {
   errors = apply_config_file(write("query_timeout: 1ms\nquery_max_samples: 0\n"), o);
   ASSERT_EQ(errors.size(), 2U);
   EXPECT_NE(errors[0].message.find("at least 10ms"), std::string::npos) << errors[0].message;
-  EXPECT_NE(errors[1].message.find("at least 1"), std::string::npos) << errors[1].message;
+  EXPECT_NE(errors[1].message.find("from 1 to"), std::string::npos) << errors[1].message;
 }
 
 }  // namespace

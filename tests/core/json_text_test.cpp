@@ -23,5 +23,15 @@ TEST(JsonText, IndentsWhenAsked) {
   EXPECT_EQ(to_json_text({{"a", 1}}, 1), "{\n \"a\": 1\n}");
 }
 
+// The query API's hand-written strings: what nlohmann reads back is the text, made valid UTF-8.
+TEST(JsonText, AppendedStringsReadBackAsTheText) {
+  const std::string text = std::string("q\"\\\n\r\t\x01 ") + "\xFF";
+  std::string out;
+  append_json_string(out, text);
+  EXPECT_EQ(out, R"("q\"\\\n\r\t\u0001 )"
+                 "\xEF\xBF\xBD\"");
+  EXPECT_EQ(nlohmann::json::parse(out), to_valid_utf8(text));
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/exposition_escaping.h"
+
 namespace gpuwatch {
 namespace {
 
