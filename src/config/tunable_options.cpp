@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "config/size.h"
 #include "core/duration.h"
+#include "detect/detector_table.h"
 
 namespace gpuwatch {
 namespace {
@@ -130,29 +132,29 @@ OptionSpec tunable_option(const rules::Tunable& t, std::string_view key) {
           [&t](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
             const auto n = parse_tunable(t, v);
             if (!n || *n < t.min || *n > t.max) return expected_tunable(t);
-            t.set(o.detectors, *n);
+            o.detectors.set(t.detector, t.name, *n);
             return std::nullopt;
           },
-          [&t](const AgentOptions& o) { return show_tunable(t, t.get(o.detectors)); }};
+          [&t](const AgentOptions& o) { return show_tunable(t, o.detectors.value(t)); }};
 }
 
-// The keys of the detector options, kept for the life of the program (the table holds views of them).
-const std::vector<std::string>& tunable_keys() {
-  static const std::vector<std::string> kKeys = [] {
-    std::vector<std::string> keys;
-    for (const auto& t : rules::detector_tunables()) keys.push_back(t.key());
-    return keys;
+// The tunables of every detector of the table, in its order, each beside its option's name (kept for the
+// life of the program: the option table holds views of both).
+const std::vector<std::pair<const rules::Tunable*, std::string>>& detector_tunables() {
+  static const auto kTunables = [] {
+    std::vector<std::pair<const rules::Tunable*, std::string>> out;
+    for (const auto& detector : detect::detector_table())
+      for (const auto& t : detector.tunables) out.emplace_back(&t, t.key());
+    return out;
   }();
-  return kKeys;
+  return kTunables;
 }
 
 }  // namespace
 
 std::vector<OptionSpec> tunable_options() {
   std::vector<OptionSpec> out;
-  const auto tunables = rules::detector_tunables();
-  for (std::size_t i = 0; i < tunables.size(); ++i)
-    out.push_back(tunable_option(tunables[i], tunable_keys()[i]));
+  for (const auto& [tunable, key] : detector_tunables()) out.push_back(tunable_option(*tunable, key));
   return out;
 }
 

@@ -1,6 +1,7 @@
-// The options generated from the detectors' tunables (src/rules/*_settings.h): one per tunable, named
-// detect.<detector>.<tunable>, parsed and range-checked by its unit (duration, fraction or percentage, count,
-// size, watts, degrees), shown in the unit's spelling. The option table appends them to its own rows.
+// The options generated from the tunables of the detector table (src/detect/detector_table.h): one per
+// tunable, named detect.<detector>.<tunable>, parsed and range-checked by its unit (duration, fraction or
+// percentage, count, size, watts, degrees), shown in the unit's spelling. The option table appends them to
+// its own rows.
 #pragma once
 
 #include <vector>

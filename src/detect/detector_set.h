@@ -1,28 +1,14 @@
-// All detectors, evaluated together on each snapshot. The table in detector_set.cpp lists them
-// (docs/detection.md shows the same table with rules and defaults); each keeps its own window state between
-// evaluations.
+// All detectors of the table (detector_table.h), evaluated together on each snapshot; each keeps its own
+// window state between evaluations.
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <span>
-#include <string_view>
 #include <vector>
 
 #include "detect/detector.h"
-#include "rules/detector_settings.h"
+#include "detect/detector_table.h"
 
 namespace gpuwatch::detect {
-
-using rules::DetectorSettings;
-
-struct DetectorInfo {
-  std::string_view name;        // e.g. "xid"
-  std::string_view alertnames;  // the alerts it raises, comma separated
-  std::function<std::unique_ptr<Detector>(const DetectorSettings&)> make;
-};
-
-std::span<const DetectorInfo> detector_table();
 
 class DetectorSet {
  public:

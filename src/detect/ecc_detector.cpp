@@ -8,12 +8,14 @@
 // A trickle of corrected errors is normal for HBM and never alerts.
 #include <fmt/format.h>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 #include "detect/device_window.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+using rules::EccSettings;  // the rule book's (src/rules/ecc_settings.h): health judges by it too
 
 class EccDetector final : public Detector {
  public:
@@ -87,8 +89,10 @@ class EccDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_ecc_detector(const EccSettings& s) {
-  return std::make_unique<EccDetector>(s);
+DetectorInfo ecc_detector() {
+  return detector_row<EccDetector, rules::kEccTunables>(
+      "GpuEccUncorrectable, GpuRowRemapFailed, GpuEccCorrectedStorm, GpuMemoryRepairPending, "
+      "GpuMemoryRepairExhausted");
 }
 
 }  // namespace gpuwatch::detect

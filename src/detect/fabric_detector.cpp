@@ -5,11 +5,25 @@
 // GPUs without a fabric (NVML says NOT_SUPPORTED) have no fabric state and never alert.
 #include <fmt/format.h>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// Its settings, each an option detect.fabric.<name> (docs/configuration.md).
+struct FabricSettings {
+  milliseconds registering_for = 5min;
+};
+
+constexpr Tunables<FabricSettings, 1> kFabricTunables = {
+    "fabric",
+    {{
+        {"registering_for", &FabricSettings::registering_for, TunableUnit::kDuration,
+         "How long a GPU may stay unregistered with the fabric manager (at boot it registers within a "
+         "minute) before it alerts",
+         0},
+    }}};
 
 constexpr double kRegistered = 3;  // NVML_GPU_FABRIC_STATE_COMPLETED
 
@@ -49,8 +63,8 @@ class FabricDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_fabric_detector(const FabricSettings& s) {
-  return std::make_unique<FabricDetector>(s);
+DetectorInfo fabric_detector() {
+  return detector_row<FabricDetector, kFabricTunables>("GpuFabricRegistrationFailed, GpuFabricNotRegistered");
 }
 
 }  // namespace gpuwatch::detect

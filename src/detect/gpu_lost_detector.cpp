@@ -6,11 +6,23 @@
 
 #include <set>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// Its settings, each an option detect.gpu_lost.<name> (docs/configuration.md).
+struct LostSettings {
+  milliseconds stale_for = 30s;
+};
+
+constexpr Tunables<LostSettings, 1> kLostTunables = {
+    "gpu_lost",
+    {{
+        {"stale_for", &LostSettings::stale_for, TunableUnit::kDuration,
+         "A hung driver call must last this long before it alerts", 0},
+    }}};
 
 class GpuLostDetector final : public Detector {
  public:
@@ -69,8 +81,8 @@ class GpuLostDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_gpu_lost_detector(const LostSettings& s) {
-  return std::make_unique<GpuLostDetector>(s);
+DetectorInfo gpu_lost_detector() {
+  return detector_row<GpuLostDetector, kLostTunables>("GpuLost, GpuStale");
 }
 
 }  // namespace gpuwatch::detect

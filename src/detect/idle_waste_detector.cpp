@@ -7,11 +7,32 @@
 
 #include <deque>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// Its settings, each an option detect.idle_waste.<name> (docs/configuration.md).
+struct IdleSettings {
+  milliseconds window = 24h;
+  double utilization_below = 0.2;
+  double held_bytes = 1024.0 * 1024 * 1024;
+  double held_fraction = 0.9;
+};
+
+constexpr Tunables<IdleSettings, 4> kIdleTunables = {
+    "idle_waste",
+    {{
+        {"window", &IdleSettings::window, TunableUnit::kDuration,
+         "Utilization is averaged over this window (kept as 24 bins)", 3600000},
+        {"utilization_below", &IdleSettings::utilization_below, TunableUnit::kFraction,
+         "A mean utilization under this is idle", 0, 1},
+        {"held_bytes", &IdleSettings::held_bytes, TunableUnit::kBytes,
+         "While processes hold at least this much GPU memory", 0},
+        {"held_fraction", &IdleSettings::held_fraction, TunableUnit::kFraction,
+         "In at least this fraction of the samples (with held_bytes)", 0, 1},
+    }}};
 
 constexpr int kBins = 24;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
@@ -81,8 +102,8 @@ class IdleWasteDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_idle_waste_detector(const IdleSettings& s) {
-  return std::make_unique<IdleWasteDetector>(s);
+DetectorInfo idle_waste_detector() {
+  return detector_row<IdleWasteDetector, kIdleTunables>("GpuIdleWaste");
 }
 
 }  // namespace gpuwatch::detect

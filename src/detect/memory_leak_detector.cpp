@@ -5,12 +5,32 @@
 //   GpuProcessMemoryLeak  ticket
 #include <fmt/format.h>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 #include "detect/device_window.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// Its settings, each an option detect.memory_leak.<name> (docs/configuration.md).
+struct LeakSettings {
+  milliseconds window = 1h;
+  double min_growth_bytes = 1024.0 * 1024 * 1024;
+  unsigned bins = 6;
+  unsigned rising_bins = 5;
+};
+
+constexpr Tunables<LeakSettings, 4> kLeakTunables = {
+    "memory_leak",
+    {{
+        {"window", &LeakSettings::window, TunableUnit::kDuration, "Growth must span this window", 60000},
+        {"min_growth_bytes", &LeakSettings::min_growth_bytes, TunableUnit::kBytes,
+         "The least growth of a process's GPU memory over the window that is a leak", 1},
+        {"bins", &LeakSettings::bins, TunableUnit::kCount,
+         "The window is split into this many bins; their means must rise", 2, 1000},
+        {"rising_bins", &LeakSettings::rising_bins, TunableUnit::kCount,
+         "How many of the bins-1 steps between bins must rise", 1, 1000},
+    }}};
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
@@ -88,8 +108,8 @@ class MemoryLeakDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_memory_leak_detector(const LeakSettings& s) {
-  return std::make_unique<MemoryLeakDetector>(s);
+DetectorInfo memory_leak_detector() {
+  return detector_row<MemoryLeakDetector, kLeakTunables>("GpuProcessMemoryLeak");
 }
 
 }  // namespace gpuwatch::detect

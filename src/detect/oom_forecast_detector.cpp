@@ -8,12 +8,37 @@
 
 #include <algorithm>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 #include "detect/device_window.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// Its settings, each an option detect.oom_forecast.<name> (docs/configuration.md).
+struct OomForecastSettings {
+  milliseconds horizon = 30min;
+  milliseconds window = 10min;
+  milliseconds min_span = 2min;
+  milliseconds recent = 1min;
+  milliseconds for_duration = 3min;
+};
+
+constexpr Tunables<OomForecastSettings, 5> kOomForecastTunables = {
+    "oom_forecast",
+    {{
+        {"horizon", &OomForecastSettings::horizon, TunableUnit::kDuration,
+         "Alert when GPU memory is forecast to run out within this", 60000,
+         std::numeric_limits<double>::max(), "oom_forecast_horizon"},
+        {"window", &OomForecastSettings::window, TunableUnit::kDuration,
+         "Least-squares fit over this window of GPU memory used", 60000},
+        {"min_span", &OomForecastSettings::min_span, TunableUnit::kDuration,
+         "No forecast from less history than this", 1000},
+        {"recent", &OomForecastSettings::recent, TunableUnit::kDuration,
+         "The newest part of the window must forecast the OOM too", 1000},
+        {"for_duration", &OomForecastSettings::for_duration, TunableUnit::kDuration,
+         "How long the forecast must hold before it alerts", 0},
+    }}};
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
@@ -105,8 +130,8 @@ class OomForecastDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_oom_forecast_detector(const OomForecastSettings& s) {
-  return std::make_unique<OomForecastDetector>(s);
+DetectorInfo oom_forecast_detector() {
+  return detector_row<OomForecastDetector, kOomForecastTunables>("GpuMemoryExhaustionForecast");
 }
 
 }  // namespace gpuwatch::detect

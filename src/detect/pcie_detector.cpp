@@ -9,12 +9,14 @@
 
 #include <array>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 #include "detect/device_window.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+using rules::PcieSettings;  // the rule book's (src/rules/pcie_settings.h): health judges by it too
 
 // Replays per lane per minute that a 1e-12 bit error rate implies, by PCIe generation (index = gen).
 constexpr std::array<double, 7> kReplaysPerLanePerMinute = {0, 0.15, 0.3, 0.48, 0.96, 1.92, 3.84};
@@ -136,8 +138,9 @@ class PcieDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_pcie_detector(const PcieSettings& s) {
-  return std::make_unique<PcieDetector>(s);
+DetectorInfo pcie_detector() {
+  return detector_row<PcieDetector, rules::kPcieTunables>(
+      "GpuPcieReplayRate, GpuPcieLinkDegraded, GpuPcieUncorrectableError");
 }
 
 }  // namespace gpuwatch::detect

@@ -6,11 +6,27 @@
 
 #include <deque>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
 namespace {
+
+// Its settings, each an option detect.probable_oom.<name> (docs/configuration.md).
+struct ProbableOomSettings {
+  double full_ratio = 0.95;
+  milliseconds hold = 15min;
+};
+
+constexpr Tunables<ProbableOomSettings, 2> kProbableOomTunables = {
+    "probable_oom",
+    {{
+        {"full_ratio", &ProbableOomSettings::full_ratio, TunableUnit::kFraction,
+         "GPU memory used / total at an exited process's last sample that makes its exit a probable OOM", 0,
+         1},
+        {"hold", &ProbableOomSettings::hold, TunableUnit::kDuration,
+         "How long the alert holds after the exit", 1000},
+    }}};
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
@@ -82,8 +98,8 @@ class ProbableOomDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_probable_oom_detector(const ProbableOomSettings& s) {
-  return std::make_unique<ProbableOomDetector>(s);
+DetectorInfo probable_oom_detector() {
+  return detector_row<ProbableOomDetector, kProbableOomTunables>("GpuProcessProbableOom");
 }
 
 }  // namespace gpuwatch::detect

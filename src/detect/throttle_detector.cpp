@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 #include "rules/throttle_reasons.h"
 
@@ -22,6 +22,7 @@ namespace {
 
 using rules::kThrottleReasons;
 using rules::ThrottleReason;
+using rules::ThrottleSettings;  // the rule book's (src/rules/throttle_settings.h): health judges by it too
 
 class ThrottleDetector final : public Detector {
  public:
@@ -68,8 +69,10 @@ class ThrottleDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_throttle_detector(const ThrottleSettings& s) {
-  return std::make_unique<ThrottleDetector>(s);
+DetectorInfo throttle_detector() {
+  return detector_row<ThrottleDetector, rules::kThrottleTunables>(
+      "GpuPowerBrake, GpuThermalSlowdown, GpuHardwareSlowdown, GpuSoftwareThermalSlowdown, "
+      "GpuTemperatureNearSlowdown");
 }
 
 }  // namespace gpuwatch::detect

@@ -16,7 +16,7 @@
 #include <cctype>
 #include <set>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 
 namespace gpuwatch::detect {
@@ -121,8 +121,10 @@ class VersionMismatchDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_version_mismatch_detector() {
-  return std::make_unique<VersionMismatchDetector>();
+DetectorInfo version_mismatch_detector() {
+  return detector_row<VersionMismatchDetector>(
+      "version_mismatch",
+      "GpuDriverVersionMismatch, GpuProcessLibcudaMismatch, GpuCudaRuntimeTooNew, GpuMixedVbios");
 }
 
 }  // namespace gpuwatch::detect

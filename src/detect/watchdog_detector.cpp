@@ -1,7 +1,7 @@
 // A condition that always holds, so a receiver can page when it stops arriving (the agent or its node is
 // gone): Alertmanager's "dead man's switch".
 //   Watchdog  ticket  always
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 
 namespace gpuwatch::detect {
 namespace {
@@ -22,8 +22,8 @@ class WatchdogDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_watchdog_detector() {
-  return std::make_unique<WatchdogDetector>();
+DetectorInfo watchdog_detector() {
+  return detector_row<WatchdogDetector>("watchdog", "Watchdog");
 }
 
 }  // namespace gpuwatch::detect

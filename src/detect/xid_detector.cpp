@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "detect/detectors.h"
+#include "detect/detector_table.h"
 #include "detect/device_facts.h"
 #include "rules/xid_catalogue.h"
 
@@ -22,6 +22,24 @@ namespace {
 using rules::xid_info_or_generic;
 using rules::XidClass;
 using rules::XidInfo;
+
+// Its settings, each an option detect.xid.<name> (docs/configuration.md).
+struct XidSettings {
+  milliseconds hold = 1h;
+  unsigned repeat_count = 3;
+  milliseconds repeat_window = 10min;
+};
+
+constexpr Tunables<XidSettings, 3> kXidTunables = {
+    "xid",
+    {{
+        {"hold", &XidSettings::hold, TunableUnit::kDuration,
+         "An XID alert holds this long after the XID (like increase(...[1h]) > 0)", 1000},
+        {"repeat_count", &XidSettings::repeat_count, TunableUnit::kCount,
+         "Application XIDs this often within repeat_window escalate to a page", 2},
+        {"repeat_window", &XidSettings::repeat_window, TunableUnit::kDuration,
+         "The window repeat_count is counted over", 1000},
+    }}};
 
 struct Occurrence {
   std::int64_t t_ms = 0;
@@ -132,8 +150,9 @@ class XidDetector final : public Detector {
 
 }  // namespace
 
-std::unique_ptr<Detector> make_xid_detector(const XidSettings& s) {
-  return std::make_unique<XidDetector>(s);
+DetectorInfo xid_detector() {
+  return detector_row<XidDetector, kXidTunables>(
+      "GpuXidCritical, GpuXidHardware, GpuXidApplication, GpuXidRepeating");
 }
 
 }  // namespace gpuwatch::detect

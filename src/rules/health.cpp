@@ -134,9 +134,9 @@ Health assess_health(const DeviceSnapshot& d, const rules::DetectorSettings& set
   std::vector<Finding> findings;
   if (d.state == DeviceState::kStale)  // GpuStale
     findings.push_back({HealthVerdict::kCritical, "driver calls are not returning (hung): values are stale"});
-  check_memory_errors(d, settings.ecc, findings);
-  check_throttling(d, settings.throttle, findings);
-  check_pcie(d, settings.pcie, findings);
+  check_memory_errors(d, settings.ecc(), findings);
+  check_throttling(d, settings.throttle(), findings);
+  check_pcie(d, settings.pcie(), findings);
   check_fabric(d, findings);
   check_xids(d, findings);
   for (const auto level : {HealthVerdict::kCritical, HealthVerdict::kWarning})

@@ -15,16 +15,18 @@ struct PcieSettings {
   milliseconds uncorrectable_hold = 1h;
 };
 
-inline constexpr std::array<TunableField<PcieSettings>, 4> kPcieTunables = {{
-    {"replay_window", &PcieSettings::replay_window, TunableUnit::kDuration,
-     "The replay rate is measured over this window", 60000},
-    {"busy_utilization", &PcieSettings::busy_utilization, TunableUnit::kFraction,
-     "A link below its maximum counts only while the GPU is this busy (idle GPUs lower their generation)", 0,
-     1},
-    {"downtrain_for", &PcieSettings::downtrain_for, TunableUnit::kDuration,
-     "A degraded link alerts when it lasts this long", 0},
-    {"uncorrectable_hold", &PcieSettings::uncorrectable_hold, TunableUnit::kDuration,
-     "An uncorrectable AER error alerts this long", 1000},
-}};
+inline constexpr Tunables<PcieSettings, 4> kPcieTunables = {
+    "pcie",
+    {{
+        {"replay_window", &PcieSettings::replay_window, TunableUnit::kDuration,
+         "The replay rate is measured over this window", 60000},
+        {"busy_utilization", &PcieSettings::busy_utilization, TunableUnit::kFraction,
+         "A link below its maximum counts only while the GPU is this busy (idle GPUs lower their generation)",
+         0, 1},
+        {"downtrain_for", &PcieSettings::downtrain_for, TunableUnit::kDuration,
+         "A degraded link alerts when it lasts this long", 0},
+        {"uncorrectable_hold", &PcieSettings::uncorrectable_hold, TunableUnit::kDuration,
+         "An uncorrectable AER error alerts this long", 1000},
+    }}};
 
 }  // namespace gpuwatch::rules

@@ -14,13 +14,15 @@ struct ThrottleSettings {
   milliseconds temperature_for = 2min;
 };
 
-inline constexpr std::array<TunableField<ThrottleSettings>, 3> kThrottleTunables = {{
-    {"sw_thermal_for", &ThrottleSettings::sw_thermal_for, TunableUnit::kDuration,
-     "Software thermal slowdown alerts only when sustained this long", 0},
-    {"temperature_margin_c", &ThrottleSettings::temperature_margin_c, TunableUnit::kCelsius,
-     "\"near slowdown\" is within this many degrees of NVML's slowdown threshold", 0, 50},
-    {"temperature_for", &ThrottleSettings::temperature_for, TunableUnit::kDuration,
-     "How long the temperature must stay that near before it alerts", 0},
-}};
+inline constexpr Tunables<ThrottleSettings, 3> kThrottleTunables = {
+    "throttle",
+    {{
+        {"sw_thermal_for", &ThrottleSettings::sw_thermal_for, TunableUnit::kDuration,
+         "Software thermal slowdown alerts only when sustained this long", 0},
+        {"temperature_margin_c", &ThrottleSettings::temperature_margin_c, TunableUnit::kCelsius,
+         "\"near slowdown\" is within this many degrees of NVML's slowdown threshold", 0, 50},
+        {"temperature_for", &ThrottleSettings::temperature_for, TunableUnit::kDuration,
+         "How long the temperature must stay that near before it alerts", 0},
+    }}};
 
 }  // namespace gpuwatch::rules

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "detect/detector_table.h"
+
 namespace gpuwatch {
 namespace {
 
@@ -87,12 +89,12 @@ TEST_F(ConfigFileTest, EveryDetectorTunableIsAnOptionInItsUnit) {
                                         "oom_forecast_horizon: 2h\n"),
                                   o);
   ASSERT_TRUE(errors.empty()) << errors.front().to_string();
-  EXPECT_EQ(o.detectors.xid.hold, std::chrono::minutes(30));
-  EXPECT_EQ(o.detectors.throttle.temperature_margin_c, 8);
-  EXPECT_DOUBLE_EQ(o.detectors.pcie.busy_utilization, 0.35);
-  EXPECT_EQ(o.detectors.leak.min_growth_bytes, 512.0 * 1024 * 1024);
-  EXPECT_EQ(o.detectors.ecc.retired_pages_limit, 48U);
-  EXPECT_EQ(o.detectors.oom_forecast.horizon, std::chrono::hours(2));
+  EXPECT_EQ(o.detectors.find("xid", "hold"), 30 * 60 * 1000);
+  EXPECT_EQ(o.detectors.throttle().temperature_margin_c, 8);
+  EXPECT_DOUBLE_EQ(o.detectors.pcie().busy_utilization, 0.35);
+  EXPECT_EQ(o.detectors.find("memory_leak", "min_growth_bytes"), 512.0 * 1024 * 1024);
+  EXPECT_EQ(o.detectors.ecc().retired_pages_limit, 48U);
+  EXPECT_EQ(o.detectors.find("oom_forecast", "horizon"), 2 * 3600 * 1000);
   // Every tunable shows its default the way it is written.
   EXPECT_EQ(find_option("detect.idle_waste.window")->show(AgentOptions{}), "1d");
   EXPECT_EQ(find_option("detect.memory_leak.min_growth_bytes")->show(AgentOptions{}), "1GiB");
@@ -114,25 +116,25 @@ TEST_F(ConfigFileTest, DetectorTunablesAreValidatedAgainstTheirRange) {
       << errors[2].message;
   EXPECT_NE(errors[3].message.find("did you mean 'detect.throttle.temperature_margin_c'"), std::string::npos)
       << errors[3].message;
-  EXPECT_EQ(o.detectors.pcie.busy_utilization, rules::PcieSettings{}.busy_utilization);
+  EXPECT_EQ(o.detectors.pcie().busy_utilization, rules::PcieSettings{}.busy_utilization);
 }
 
 TEST_F(ConfigFileTest, NodePowerBudgetIsWattsOrOffAndRejectsNegatives) {
   AgentOptions o;
-  EXPECT_EQ(o.detectors.node_contention.power_budget_watts,
-            0);  // off unless the operator knows the supply's budget
+  EXPECT_EQ(find_option("node_power_budget_watts")->show(o),
+            "0");  // off unless the operator knows the budget
   auto errors = apply_config_file(write("node_power_budget_watts: 5600\n"), o);
   ASSERT_TRUE(errors.empty()) << errors.front().to_string();
-  EXPECT_EQ(o.detectors.node_contention.power_budget_watts, 5600);
+  EXPECT_EQ(o.detectors.find("node_contention", "power_budget_watts"), 5600);
   errors = apply_config_file(write("node_power_budget_watts: 4800W\n"), o);
   ASSERT_TRUE(errors.empty()) << errors.front().to_string();
-  EXPECT_EQ(o.detectors.node_contention.power_budget_watts, 4800);
+  EXPECT_EQ(o.detectors.find("node_contention", "power_budget_watts"), 4800);
   errors = apply_config_file(write("node_power_budget_watts: -1\n"), o);
   ASSERT_EQ(errors.size(), 1U);
   EXPECT_EQ(errors[0].line, 1);
   EXPECT_NE(errors[0].message.find("expected watts, such as 5600 or 5600W, or 0 for off"), std::string::npos)
       << errors[0].message;
-  EXPECT_EQ(o.detectors.node_contention.power_budget_watts, 4800);
+  EXPECT_EQ(o.detectors.find("node_contention", "power_budget_watts"), 4800);
 }
 
 TEST_F(ConfigFileTest, ReportsEveryErrorWithLineColumnAndHint) {
@@ -197,6 +199,24 @@ TEST(OptionTable, EveryFlagHasAConfigKeyAndRoundTrips) {
     }
   }
   EXPECT_EQ(flag_name("nvml_library"), "nvml-library");
+}
+
+// Each tunable of each detector of the table is an option under its name, with its help, that sets the value
+// the detector is built from.
+TEST(OptionTable, EveryTunableOfTheDetectorTableIsAnOption) {
+  std::size_t tunables = 0;
+  for (const auto& detector : detect::detector_table()) {
+    for (const auto& t : detector.tunables) {
+      ++tunables;
+      const OptionSpec* spec = find_option(t.key());
+      ASSERT_NE(spec, nullptr) << detector.name << "." << t.name << " is not an option";
+      EXPECT_EQ(spec->help, t.help) << t.key();
+      AgentOptions o;
+      ASSERT_EQ(spec->apply(o, spec->show(AgentOptions{})), std::nullopt) << t.key();
+      EXPECT_EQ(o.detectors.find(detector.name, t.name), t.default_value) << t.key();
+    }
+  }
+  EXPECT_GE(tunables, 40U);
 }
 
 TEST(OptionTable, IntervalBelowTenMillisecondsIsRefused) {

@@ -1,14 +1,22 @@
-// Hand-made snapshots for detector unit tests: a healthy busy H200 whose values a test changes, and a helper
-// that runs a detector over a series of snapshots and returns the conditions of the last one.
+// Hand-made snapshots for detector unit tests: a healthy busy H200 whose values a test changes, a detector of
+// the table built with tuned settings, and a helper that runs a detector over a series of snapshots and
+// returns the conditions of the last one.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/snapshot.h"
 #include "detect/detector.h"
+#include "detect/detector_table.h"
 
 namespace gpuwatch::detect::test {
 
@@ -77,6 +85,31 @@ class Gpu {
  private:
   DeviceSnapshot d_;
 };
+
+// Sets the tunable "<detector>.<tunable>" (in its unit's base: milliseconds, bytes, ...); one that no
+// detector of the table has fails the test, so a misspelt name cannot leave a test on the defaults.
+inline void tune(DetectorSettings& s, std::string_view key, double value) {
+  const auto dot = key.find('.');
+  const auto detector = key.substr(0, dot), tunable = key.substr(dot + 1);
+  const auto table = detector_table();
+  const bool known = std::any_of(table.begin(), table.end(), [&](const DetectorInfo& d) {
+    return d.name == detector && std::any_of(d.tunables.begin(), d.tunables.end(),
+                                             [&](const rules::Tunable& t) { return t.name == tunable; });
+  });
+  if (!known) ADD_FAILURE() << "no detector has the tunable " << key;
+  s.set(detector, tunable, value);
+}
+inline void tune(DetectorSettings& s, std::string_view key, std::chrono::milliseconds value) {
+  tune(s, key, static_cast<double>(value.count()));
+}
+
+// The detector of the table's row `name`, built as the DetectorSet builds it.
+inline std::unique_ptr<Detector> make_detector(std::string_view name, const DetectorSettings& settings = {}) {
+  for (const auto& d : detector_table())
+    if (d.name == name) return d.make(settings);
+  ADD_FAILURE() << "no detector named " << name;
+  return nullptr;
+}
 
 inline Snapshot snapshot_at(std::int64_t t_ms, const std::vector<Gpu>& gpus) {
   Snapshot s;

@@ -67,7 +67,7 @@ TEST(Detection, RecordedKernelLogAndSysfsTreeRaiseTheirAlerts) {
   tree.write("sys/module/nvidia/version", "550.54.15\n");
   HostReader reader({(tree.path() / "kmsg").string(), (tree.path() / "sys").string(), ""});
   DetectionOptions d;
-  d.settings.oom_forecast.horizon = std::chrono::hours(2);
+  test::tune(d.settings, "oom_forecast.horizon", std::chrono::hours(2));
   Detection detection(d);
 
   const Snapshot first = with_host(test::snapshot_at(1000, {g0, g1}), reader);

@@ -2,7 +2,6 @@
 // the NVLink fabric.
 #include <gtest/gtest.h>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 #include "rules/health.h"
 
@@ -15,7 +14,7 @@ using test::snapshot_at;
 using V = std::vector<std::string>;
 
 TEST(GpuLostDetector, LostPagesStaleWaitsItsForDuration) {
-  auto det = make_gpu_lost_detector({});
+  auto det = test::make_detector("gpu_lost");
   Gpu ok(0), lost(3), stale(5);
   lost.state(DeviceState::kLost);
   stale.state(DeviceState::kStale).last_read(10000);
@@ -29,7 +28,7 @@ TEST(GpuLostDetector, LostPagesStaleWaitsItsForDuration) {
 }
 
 TEST(GpuLostDetector, TheKernelLogSaysLostBeforeNvmlDoesUntilTheDriverReloads) {
-  auto det = make_gpu_lost_detector({});
+  auto det = test::make_detector("gpu_lost");
   Gpu g(2);
   kernel::KernelEvent off;
   off.kind = kernel::KernelEventKind::kFallenOffBus;
@@ -42,14 +41,14 @@ TEST(GpuLostDetector, TheKernelLogSaysLostBeforeNvmlDoesUntilTheDriverReloads) {
 }
 
 TEST(ThrottleDetector, SoftwarePowerCapNeverAlerts) {
-  auto det = make_throttle_detector({});
+  auto det = test::make_detector("throttle");
   Gpu g(7);
   g.set(Metric::kClockEventActive, 1, "sw_power_cap").set(Metric::kPower, 700);
   EXPECT_TRUE(test::evaluate(*det, snapshot_at(1000, {g})).empty());
 }
 
 TEST(ThrottleDetector, TheMostSpecificReasonIsRaised) {
-  auto det = make_throttle_detector({});
+  auto det = test::make_detector("throttle");
   Gpu brake(7), thermal(0), sw(1), warm(2);
   brake.set(Metric::kClockEventActive, 1, "hw_power_brake_slowdown")
       .set(Metric::kClockEventActive, 1, "hw_slowdown");
@@ -72,7 +71,7 @@ TEST(ThrottleDetector, TheMostSpecificReasonIsRaised) {
 }
 
 TEST(EccDetector, DoubleBitErrorPagesAndPendingRemapTickets) {
-  auto det = make_ecc_detector({});
+  auto det = test::make_detector("ecc");
   Gpu g(2);
   g.set(Metric::kEccErrors, 1, "uncorrected", "volatile").set(Metric::kRemappedRowsPending, 1);
   auto cs = test::evaluate(*det, snapshot_at(1000, {g}));
@@ -82,7 +81,7 @@ TEST(EccDetector, DoubleBitErrorPagesAndPendingRemapTickets) {
 }
 
 TEST(EccDetector, CorrectedTrickleIsQuietAStormTickets) {
-  auto det = make_ecc_detector({});
+  auto det = test::make_detector("ecc");
   Gpu g(2);
   // One corrected error every 20 minutes for a day: never a storm.
   for (int i = 0; i <= 72; ++i) {
@@ -100,7 +99,7 @@ TEST(EccDetector, CorrectedTrickleIsQuietAStormTickets) {
 }
 
 TEST(EccDetector, RemapFailureAndExhaustedRepair) {
-  auto det = make_ecc_detector({});
+  auto det = test::make_detector("ecc");
   Gpu g(1);
   g.set(Metric::kRemappedRowsFailure, 1).set(Metric::kRemappedRows, 512, "uncorrectable");
   EXPECT_EQ(names(test::evaluate(*det, snapshot_at(1000, {g}))),
@@ -108,7 +107,7 @@ TEST(EccDetector, RemapFailureAndExhaustedRepair) {
 }
 
 TEST(PcieDetector, ReplaysOverTheGen5x16BudgetTicket) {
-  auto det = make_pcie_detector({});
+  auto det = test::make_detector("pcie");
   Gpu quiet(3), noisy(4);
   std::vector<Condition> cs;
   for (int s = 0; s <= 120; s += 10) {
@@ -123,7 +122,7 @@ TEST(PcieDetector, ReplaysOverTheGen5x16BudgetTicket) {
 }
 
 TEST(PcieDetector, DowntrainAlertsOnlyWhileBusy) {
-  auto det = make_pcie_detector({});
+  auto det = test::make_detector("pcie");
   Gpu idle(1), busy(4);
   idle.set(Metric::kPcieLinkGeneration, 1).set(Metric::kUtilization, 0);  // power saving
   busy.set(Metric::kPcieLinkWidth, 8);
@@ -134,7 +133,7 @@ TEST(PcieDetector, DowntrainAlertsOnlyWhileBusy) {
 }
 
 TEST(PcieDetector, UncorrectableAerFromKernelLogOrSysfsPages) {
-  auto det = make_pcie_detector({});
+  auto det = test::make_detector("pcie");
   Gpu a(0), b(1);
   kernel::KernelEvent aer;
   aer.kind = kernel::KernelEventKind::kAerUncorrected;
@@ -156,7 +155,7 @@ TEST(PcieDetector, UncorrectableAerFromKernelLogOrSysfsPages) {
 }
 
 TEST(FabricDetector, AFailedRegistrationPagesAnUnfinishedOneWaitsAndTheVerdictAgrees) {
-  auto det = make_fabric_detector({});
+  auto det = test::make_detector("fabric");
   Gpu registered(0), failed(1), registering(2), no_fabric(3);
   registered.set(Metric::kFabricState, 3).set(Metric::kFabricRegistrationFailed, 0);
   failed.set(Metric::kFabricState, 3).set(Metric::kFabricRegistrationFailed, 1);
@@ -174,9 +173,10 @@ TEST(FabricDetector, AFailedRegistrationPagesAnUnfinishedOneWaitsAndTheVerdictAg
                                     HealthVerdict::kWarning, HealthVerdict::kHealthy};
   for (std::size_t i = 0; i < snap.devices.size(); ++i)
     EXPECT_EQ(assess_health(snap.devices[i]).verdict, expected[i]) << "GPU " << i;
-  FabricSettings slow;
-  slow.registering_for = std::chrono::minutes(15);
-  EXPECT_EQ(test::evaluate(*make_fabric_detector(slow), snap)[1].for_duration, std::chrono::minutes(15));
+  DetectorSettings slow;
+  test::tune(slow, "fabric.registering_for", std::chrono::minutes(15));
+  EXPECT_EQ(test::evaluate(*test::make_detector("fabric", slow), snap)[1].for_duration,
+            std::chrono::minutes(15));
 }
 
 }  // namespace

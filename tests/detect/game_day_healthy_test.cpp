@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "detect_fixture.h"
 #include "game_day.h"
 #include "sim_support.h"
 
@@ -24,7 +25,7 @@ TEST(HealthyDayGameDay, OnlyTheWatchdogFires) {
   GameDayOptions o;
   o.end_s = 24 * 3600;
   o.step_s = 30;
-  o.settings.node_contention.power_budget_watts = kNodePowerBudgetWatts;
+  tune(o.settings, "node_contention.power_budget_watts", kNodePowerBudgetWatts);
   const GameDayResult r = run_game_day(gpuwatch::test::scenario_path("healthy-day-8xh200.yaml"), o);
   const Score s = score({}, r);
   for (const auto& [k, t] : r.fired) {
@@ -49,15 +50,15 @@ TEST(HealthyDayGameDay, ThePcieConfoundersComeCloseToTheRule) {
   GameDayOptions o;
   o.end_s = 3 * 3600;
   o.step_s = 30;
-  o.settings.pcie_contention.min_gpus = 1;
+  tune(o.settings, "pcie_contention.min_gpus", 1);
   auto r = run_game_day(gpuwatch::test::scenario_path("healthy-day-8xh200.yaml"), o);
   const AlertKey contention{"GpuPcieContention", "ticket", ""};
   ASSERT_TRUE(r.fired.contains(contention)) << "GPU3's restore never filled its uplink";
   EXPECT_NE(r.example.at(contention).summary.find("GPUs 3 share the full PCIe uplink"), std::string::npos)
       << r.example.at(contention).summary;
   EXPECT_GE(r.fired.at(contention), 2 * 3600);
-  o.settings.pcie_contention.min_gpus = 2;
-  o.settings.pcie_contention.at_capacity = 0.7;
+  tune(o.settings, "pcie_contention.min_gpus", 2);
+  tune(o.settings, "pcie_contention.at_capacity", 0.7);
   r = run_game_day(gpuwatch::test::scenario_path("healthy-day-8xh200.yaml"), o);
   ASSERT_TRUE(r.fired.contains(contention)) << "the daytime loaders never came near the rule";
   EXPECT_NE(r.example.at(contention).summary.find("GPUs 0, 1 share"), std::string::npos)

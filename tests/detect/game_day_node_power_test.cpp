@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "detect_fixture.h"
 #include "game_day.h"
 #include "sim_support.h"
 
@@ -15,7 +16,7 @@ GameDayResult run_with_budget(double watts) {
   GameDayOptions o;
   o.end_s = 12 * 60;
   o.step_s = 5;
-  o.settings.node_contention.power_budget_watts = watts;
+  tune(o.settings, "node_contention.power_budget_watts", watts);
   return run_game_day(gpuwatch::test::scenario_path("node-power-contention-4xh200.yaml"), o);
 }
 

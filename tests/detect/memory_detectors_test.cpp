@@ -5,7 +5,6 @@
 
 #include <cmath>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 
 namespace gpuwatch::detect {
@@ -34,7 +33,7 @@ std::vector<Condition> run_memory(Detector& det, int seconds, int step,
 }
 
 TEST(OomForecast, GrowthThatFillsTheGpuWithinTheHorizonPages) {
-  auto det = make_oom_forecast_detector({});
+  auto det = test::make_detector("oom_forecast");
   // 90 GiB growing 40 MiB/s: 51 GiB left, about 22 minutes.
   auto cs = run_memory(*det, 180, 1, [](int t) { return 90 * kGiB + t * 40.0 * 1024 * 1024 + wobble(t); });
   ASSERT_EQ(names(cs), (V{"GpuMemoryExhaustionForecast"}));
@@ -46,29 +45,29 @@ TEST(OomForecast, GrowthThatFillsTheGpuWithinTheHorizonPages) {
 }
 
 TEST(OomForecast, SlowGrowthBeyondTheHorizonIsQuiet) {
-  auto det = make_oom_forecast_detector({});
+  auto det = test::make_detector("oom_forecast");
   // 4 MiB/s: over three hours to fill.
   EXPECT_TRUE(run_memory(*det, 600, 5, [](int t) { return 90 * kGiB + t * 4.0 * 1024 * 1024; }).empty());
 }
 
 TEST(OomForecast, FlatPreallocationAtNinetyPercentIsQuiet) {
-  auto det = make_oom_forecast_detector({});
+  auto det = test::make_detector("oom_forecast");
   EXPECT_TRUE(run_memory(*det, 1800, 5, [](int t) { return 0.9 * 141 * kGiB + wobble(t); }).empty());
 }
 
 TEST(OomForecast, AWarmUpThatStoppedIsQuiet) {
-  auto det = make_oom_forecast_detector({});
+  auto det = test::make_detector("oom_forecast");
   // 4 -> 120 GiB over the first minute, then flat: after the ramp the 10-minute fit still rises, but the
   // newest minute does not.
   auto used = [](int t) { return (t < 60 ? 4 + 116.0 * t / 60 : 120) * kGiB + wobble(t); };
   for (int end : {150, 300, 600}) {
-    auto fresh = make_oom_forecast_detector({});
+    auto fresh = test::make_detector("oom_forecast");
     EXPECT_TRUE(run_memory(*fresh, end, 1, used).empty()) << "at " << end << " s";
   }
 }
 
 TEST(ProbableOom, AnExitAtAFullGpuIsAProbableOomANormalExitIsNot) {
-  auto det = make_probable_oom_detector({});
+  auto det = test::make_detector("probable_oom");
   Gpu full(1), ninety(2);
   full.set(Metric::kMemoryUsed, 140.5 * kGiB).process(61001, "python3", 139 * kGiB);
   ninety.set(Metric::kMemoryUsed, 127 * kGiB).process(7000, "trainer", 126 * kGiB);
@@ -89,7 +88,7 @@ TEST(ProbableOom, AnExitAtAFullGpuIsAProbableOomANormalExitIsNot) {
 }
 
 TEST(ProbableOom, ProcessesOfALostGpuAreNotOoms) {
-  auto det = make_probable_oom_detector({});
+  auto det = test::make_detector("probable_oom");
   Gpu full(3);
   full.set(Metric::kMemoryUsed, 140.5 * kGiB).process(61003, "python3", 139 * kGiB);
   test::evaluate(*det, snapshot_at(1000, {full}));
@@ -110,7 +109,7 @@ std::vector<Condition> run_process(Detector& det, int minutes,
 }
 
 TEST(MemoryLeak, SteadyGrowthOverTheWindowTickets) {
-  auto det = make_memory_leak_detector({});
+  auto det = test::make_detector("memory_leak");
   auto cs = run_process(*det, 70, [](int t) { return 20 * kGiB + t * 1.0 * 1024 * 1024 + wobble(t); });
   ASSERT_EQ(names(cs), (V{"GpuProcessMemoryLeak"}));
   EXPECT_EQ(cs[0].labels.at("pid"), "5000");
@@ -118,18 +117,18 @@ TEST(MemoryLeak, SteadyGrowthOverTheWindowTickets) {
 }
 
 TEST(MemoryLeak, AStaircaseOfModelReloadsTickets) {
-  auto det = make_memory_leak_detector({});
+  auto det = test::make_detector("memory_leak");
   // +6 GiB every 8 minutes (a model loaded without freeing the old one).
   auto cs = run_process(*det, 70, [](int t) { return (20 + 6.0 * (t / 480)) * kGiB + wobble(t); });
   EXPECT_EQ(names(cs), (V{"GpuProcessMemoryLeak"}));
 }
 
 TEST(MemoryLeak, AWarmUpThatPlateausIsNotALeak) {
-  auto det = make_memory_leak_detector({});
+  auto det = test::make_detector("memory_leak");
   // Allocator staircase for the first 20 minutes (caches filling), then flat for hours.
   auto used = [](int t) { return (30 + 4.0 * std::min(t / 300, 4)) * kGiB + wobble(t); };
   for (int minutes : {60, 80, 180}) {
-    auto fresh = make_memory_leak_detector({});
+    auto fresh = test::make_detector("memory_leak");
     EXPECT_TRUE(run_process(*fresh, minutes, used).empty()) << minutes << " min";
   }
 }
@@ -155,7 +154,7 @@ std::vector<Condition> run_day(Detector& det, const std::function<double(int)>& 
 }
 
 TEST(IdleWaste, AGpuHeldAllDayAtFivePercentTickets) {
-  auto det = make_idle_waste_detector({});
+  auto det = test::make_detector("idle_waste");
   auto cs = run_day(
       *det, [](int) { return 0.05; }, [](int) { return 8 * test::kGiB; });
   ASSERT_EQ(test::names(cs), (std::vector<std::string>{"GpuIdleWaste"}));
@@ -164,12 +163,12 @@ TEST(IdleWaste, AGpuHeldAllDayAtFivePercentTickets) {
 }
 
 TEST(IdleWaste, IdleNightsOnABusyDayAndAFreeGpuAreNotWaste) {
-  auto nights = make_idle_waste_detector({});
+  auto nights = test::make_detector("idle_waste");
   EXPECT_TRUE(
       run_day(
           *nights, [](int h) { return h >= 8 && h < 20 ? 0.9 : 0.0; }, [](int) { return 120 * test::kGiB; })
           .empty());
-  auto free_gpu = make_idle_waste_detector({});
+  auto free_gpu = test::make_detector("idle_waste");
   EXPECT_TRUE(run_day(
                   *free_gpu, [](int) { return 0.0; }, [](int) { return 0.0; })
                   .empty());

@@ -7,7 +7,6 @@
 #include <functional>
 #include <set>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 
 namespace gpuwatch::detect {
@@ -51,9 +50,9 @@ Run run(Detector& det, int end, const Script& script) {
   return r;
 }
 
-NodeContentionSettings budget(double watts) {
-  NodeContentionSettings s;
-  s.power_budget_watts = watts;
+DetectorSettings budget(double watts) {
+  DetectorSettings s;
+  test::tune(s, "node_contention.power_budget_watts", watts);
   return s;
 }
 
@@ -67,7 +66,7 @@ Script brake_from_300(std::set<unsigned> slowed) {
 }
 
 TEST(NodePowerContention, SeveralGpusSlowingAtTheBudgetRaiseATicketNamingThemAndTheTotal) {
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto r = run(*det, 600, brake_from_300({0, 1, 2}));
   ASSERT_EQ(names(r.last), (V{"GpuNodePowerContention"}));
   const auto& c = r.last[0];
@@ -83,7 +82,7 @@ TEST(NodePowerContention, SeveralGpusSlowingAtTheBudgetRaiseATicketNamingThemAnd
 }
 
 TEST(NodePowerContention, ABrakeOnSeveralGpusAfterTheNodeReachedItsBudgetHoldsThoughThePowerFalls) {
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto r = run(*det, 660, [](unsigned gpu, int t) {
     if (t < 300) return Reading{};
     if (t < 360 || gpu >= 2) return Reading{620, 0.9, 1980};
@@ -96,28 +95,28 @@ TEST(NodePowerContention, ABrakeOnSeveralGpusAfterTheNodeReachedItsBudgetHoldsTh
 }
 
 TEST(NodePowerContention, OffByDefault) {
-  auto det = make_node_contention_detector({});
+  auto det = test::make_detector("node_contention");
   EXPECT_EQ(run(*det, 600, brake_from_300({0, 1, 2})).ticks_with_conditions, 0);
 }
 
 TEST(NodePowerContention, UnderTheBudgetSlowGpusAreNotANodeMatter) {
-  auto det = make_node_contention_detector(budget(4000));
+  auto det = test::make_detector("node_contention", budget(4000));
   EXPECT_EQ(run(*det, 600, brake_from_300({0, 1, 2})).ticks_with_conditions, 0);
 }
 
 TEST(NodePowerContention, BusyAtTheBudgetWithoutADropIsQuiet) {
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   EXPECT_EQ(run(*det, 600, brake_from_300({})).ticks_with_conditions, 0);
 }
 
 TEST(NodePowerContention, OneSlowedGpuAloneIsQuiet) {
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   EXPECT_EQ(run(*det, 600, brake_from_300({2})).ticks_with_conditions, 0);
 }
 
 TEST(NodePowerContention, CardsSteadyAtTheirOwnPowerCapAreQuiet) {
   // Each card at its own 500 W cap, clocks held lower all along; the node budget is their sum.
-  auto det = make_node_contention_detector(budget(2000));
+  auto det = test::make_detector("node_contention", budget(2000));
   const auto r = run(*det, 900, [](unsigned, int t) {
     return Reading{t < 300 ? 420.0 : 500.0, 0.95, 1650 + (t % 20 == 0 ? 15.0 : 0.0)};
   });
@@ -126,7 +125,7 @@ TEST(NodePowerContention, CardsSteadyAtTheirOwnPowerCapAreQuiet) {
 
 TEST(NodePowerContention, CardsThatAGrowingLoadTakesToTheirOwnPowerCapAreQuiet) {
   // From 300 s the load grows; GPUs 0-2 reach their own 600 W cap and clock down by a quarter.
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto r = run(*det, 600, [](unsigned gpu, int t) {
     if (gpu == 3) return Reading{620, 0.9, 1980};
     return t < 300 ? Reading{550, 0.9, 1980, false, 600} : Reading{600, 0.98, 1485, false, 600};
@@ -136,7 +135,7 @@ TEST(NodePowerContention, CardsThatAGrowingLoadTakesToTheirOwnPowerCapAreQuiet) 
 
 TEST(NodePowerContention, ANodeManagerLoweringTheCardsLimitsIsContention) {
   // The same slowdown, but the enforced limits fell from 700 W to 600 W: the node capped them.
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto r = run(*det, 600, [](unsigned gpu, int t) {
     if (t < 300) return Reading{};
     if (gpu == 3) return Reading{620, 0.9, 1980};
@@ -148,7 +147,7 @@ TEST(NodePowerContention, ANodeManagerLoweringTheCardsLimitsIsContention) {
 
 TEST(NodePowerContention, ALighterLoadAtFullClockIsQuiet) {
   // Utilization down by a third on three GPUs, clocks at their maximum: less work, not a power limit.
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto r = run(*det, 600, [](unsigned gpu, int t) {
     return t < 300 ? Reading{} : Reading{620, gpu < 3 ? 0.6 : 0.9, 1980};
   });
@@ -157,7 +156,7 @@ TEST(NodePowerContention, ALighterLoadAtFullClockIsQuiet) {
 
 TEST(NodePowerContention, JobsThatEndAtTheBudgetAreNotSlowed) {
   // Utilization and clocks fall because the work ended, not because of the budget.
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto r = run(*det, 600, [](unsigned, int t) {
     return t < 300 ? Reading{} : Reading{620, 0.02, 900};
   });
@@ -165,7 +164,7 @@ TEST(NodePowerContention, JobsThatEndAtTheBudgetAreNotSlowed) {
 }
 
 TEST(NodePowerContention, LeavingTheBudgetResolvesIt) {
-  auto det = make_node_contention_detector(budget(2400));
+  auto det = test::make_detector("node_contention", budget(2400));
   const auto braking = brake_from_300({0, 1});
   ASSERT_EQ(names(run(*det, 600, braking).last), (V{"GpuNodePowerContention"}));
   // The same detector, continuing: from 605 s the total falls to 2000 W.

@@ -10,7 +10,6 @@
 #include <map>
 #include <optional>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 
 namespace gpuwatch::detect {
@@ -58,7 +57,7 @@ Util constant(double v) {
 }
 
 TEST(NoisyNeighbour, AnArrivalThatHalvesTheIncumbentRaisesATicketNamingBoth) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   // Without wobble, so the description's figures are exact.
   auto r = run(
       *det, 0, 600, 300, 10000, [](int t) { return t < 300 ? 0.9 : 0.45; }, constant(0.5));
@@ -76,58 +75,58 @@ TEST(NoisyNeighbour, AnArrivalThatHalvesTheIncumbentRaisesATicketNamingBoth) {
 }
 
 TEST(NoisyNeighbour, ADropBelowTheThresholdIsQuiet) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   // 0.9 -> 0.7 is a 22% drop, under the 30% default.
   EXPECT_EQ(run(*det, 0, 900, 300, 10000, steady_then(0.9, 0.7, 300), constant(0.2)).ticks_with_conditions,
             0);
 }
 
 TEST(NoisyNeighbour, ANewcomerThatDoesNotHurtIsQuiet) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   EXPECT_EQ(run(*det, 0, 900, 300, 10000, steady_then(0.85, 0.85, 300), constant(0.1)).ticks_with_conditions,
             0);
 }
 
 TEST(NoisyNeighbour, AnIdleIncumbentIsQuiet) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   EXPECT_EQ(run(*det, 0, 900, 300, 10000, steady_then(0.2, 0.02, 300), constant(0.9)).ticks_with_conditions,
             0);
 }
 
 TEST(NoisyNeighbour, AnIncumbentAlreadyFallingBeforeTheArrivalIsQuiet) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   // Winding down from 0.9 at 120 s to 0.3 at 420 s, whoever arrives at 300 s.
   auto falling = [](int t) { return std::clamp(0.9 - 0.6 * (t - 120) / 300.0, 0.3, 0.9); };
   EXPECT_EQ(run(*det, 0, 900, 300, 10000, falling, constant(0.5)).ticks_with_conditions, 0);
 }
 
 TEST(NoisyNeighbour, ADropLongAfterTheArrivalIsNotBlamedOnTheNewcomer) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   // The newcomer arrives at 300 s; the incumbent's own phase change comes 40 minutes later.
   EXPECT_EQ(run(*det, 0, 3000, 300, 10000, steady_then(0.9, 0.4, 2700), constant(0.2)).ticks_with_conditions,
             0);
 }
 
 TEST(NoisyNeighbour, ADropThatBeganEarlyHoldsPastTheJudgingWindow) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   EXPECT_EQ(names(run(*det, 0, 3000, 300, 10000, steady_then(0.9, 0.4, 300), constant(0.5)).last),
             (V{"GpuNoisyNeighbour"}));
 }
 
 TEST(NoisyNeighbour, TwoJobsStartingTogetherAreNotNeighbours) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   // The "incumbent" is only 5 s older: it has no baseline of its own.
   EXPECT_EQ(run(*det, 295, 900, 300, 10000, constant(0.4), constant(0.5)).ticks_with_conditions, 0);
 }
 
 TEST(NoisyNeighbour, WithoutPerProcessUtilizationItStaysSilent) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   auto none = [](int) { return std::optional<double>{}; };
   EXPECT_EQ(run(*det, 0, 900, 300, 10000, none, none).ticks_with_conditions, 0);
 }
 
 TEST(NoisyNeighbour, TheNewcomersDepartureResolvesIt) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   ASSERT_EQ(names(run(*det, 0, 600, 300, 10000, steady_then(0.9, 0.4, 300), constant(0.5)).last),
             (V{"GpuNoisyNeighbour"}));
   // Same detector, later ticks: the newcomer is gone from 605 s and the incumbent recovers.
@@ -137,7 +136,7 @@ TEST(NoisyNeighbour, TheNewcomersDepartureResolvesIt) {
 }
 
 TEST(NoisyNeighbour, AnIncumbentThatRecoversWhileTheNewcomerStaysClears) {
-  auto det = make_noisy_neighbour_detector({});
+  auto det = test::make_detector("noisy_neighbour");
   // Hurt from 300 s to 420 s, then back to 0.9 beside the newcomer: the newest minute decides.
   auto dip = [](int t) { return (t >= 300 && t < 420 ? 0.4 : 0.9) + wobble(t); };
   auto r = run(*det, 0, 600, 300, 10000, dip, constant(0.1));

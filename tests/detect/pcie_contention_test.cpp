@@ -6,7 +6,6 @@
 
 #include <functional>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 
 namespace gpuwatch::detect {
@@ -57,7 +56,7 @@ Traffic arrival_at_300(unsigned gpu, int t) {
 }
 
 TEST(PcieContention, TwoGpusFillingTheirUplinkRaiseATicketNamingArrivalAndSlowed) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   const auto cs = run(*det, 600, arrival_at_300);
   ASSERT_EQ(test::names(cs), (std::vector<std::string>{"GpuPcieContention"}));
   const auto& c = cs[0];
@@ -76,13 +75,13 @@ TEST(PcieContention, TwoGpusFillingTheirUplinkRaiseATicketNamingArrivalAndSlowed
 }
 
 TEST(PcieContention, TheUplinkFillsOnlyOnceTheMinutesMeanDoes) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   // 40 s after the arrival the newest minute's mean is still under 80% of the uplink.
   EXPECT_TRUE(run(*det, 340, arrival_at_300).empty());
 }
 
 TEST(PcieContention, EachDirectionIsItsOwnAlert) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   const auto cs = run(*det, 600, [](unsigned gpu, int) {
     return gpu < 2 ? Traffic{5 * kGB, 27 * kGB} : Traffic{};  // checkpoints written out by both
   });
@@ -92,33 +91,33 @@ TEST(PcieContention, EachDirectionIsItsOwnAlert) {
 }
 
 TEST(PcieContention, OneGpuFillingTheUplinkAloneIsNoContest) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   EXPECT_TRUE(run(*det, 600, [](unsigned gpu, int) {
                 return Traffic{gpu == 0 ? 54 * kGB : 4 * kGB, 0};  // GPU1's 4 GB/s is under 15% of the uplink
               }).empty());
 }
 
 TEST(PcieContention, BusyUnderCapacityIsHealthy) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   EXPECT_TRUE(run(*det, 600, [](unsigned gpu, int) { return Traffic{gpu < 2 ? 24 * kGB : 0, 0}; }).empty());
 }
 
 TEST(PcieContention, AOneSampleSpikeDoesNotFillTheUplink) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   EXPECT_TRUE(run(*det, 600, [](unsigned gpu, int t) {
                 return Traffic{gpu < 2 ? (t % 60 == 0 ? 60 * kGB : 20 * kGB) : 0, 0};
               }).empty());
 }
 
 TEST(PcieContention, SilentWithoutTopologyOrWithAnUnknownSpeed) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   EXPECT_TRUE(run(*det, 600, arrival_at_300, {}).empty()) << "no shared links known";
-  auto unknown = make_pcie_contention_detector({});
+  auto unknown = test::make_detector("pcie_contention");
   EXPECT_TRUE(run(*unknown, 600, arrival_at_300, {uplink(0, 0)}).empty()) << "capacity unknown";
 }
 
 TEST(PcieContention, ADowntrainedUplinkFillsSoonerAndSaysSo) {
-  auto det = make_pcie_contention_detector({});
+  auto det = test::make_detector("pcie_contention");
   // 14 GB/s each fill a Gen4 x8 uplink (15.75 GB/s); at Gen5 x16 it would be a quarter full.
   const auto cs = run(*det, 600,
                       [](unsigned gpu, int) {
@@ -135,9 +134,9 @@ TEST(PcieContention, EndsWhenTheTrafficFalls) {
   const Script falls_at_600 = [](unsigned gpu, int t) {
     return t < 600 ? arrival_at_300(gpu, t) : Traffic{10 * kGB, 0};
   };
-  auto full = make_pcie_contention_detector({});
+  auto full = test::make_detector("pcie_contention");
   EXPECT_FALSE(run(*full, 595, falls_at_600).empty());
-  auto after = make_pcie_contention_detector({});
+  auto after = test::make_detector("pcie_contention");
   EXPECT_TRUE(run(*after, 720, falls_at_600).empty());
 }
 

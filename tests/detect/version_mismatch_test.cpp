@@ -3,7 +3,6 @@
 // minor-version compatibility and matching versions are quiet.
 #include <gtest/gtest.h>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 
 namespace gpuwatch::detect {
@@ -14,7 +13,7 @@ using V = std::vector<std::string>;
 
 std::vector<Condition> run(const Snapshot& s, std::optional<std::string> module,
                            std::map<unsigned, std::vector<std::string>> libraries) {
-  auto det = make_version_mismatch_detector();
+  auto det = test::make_detector("version_mismatch");
   DetectionInput in{s, {}, {}, std::move(module), std::move(libraries), {}};
   std::vector<Condition> out;
   det->evaluate(in, out);

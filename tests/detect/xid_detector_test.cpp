@@ -2,7 +2,6 @@
 // codes only when they repeat, the two sources never double count, and alerts expire after the hold window.
 #include <gtest/gtest.h>
 
-#include "detect/detectors.h"
 #include "detect_fixture.h"
 
 namespace gpuwatch::detect {
@@ -22,7 +21,7 @@ kernel::KernelEvent xid_line(const std::string& bus, unsigned code, unsigned pid
 }
 
 TEST(XidDetector, CriticalXidPagesWithMeaningAndAction) {
-  auto det = make_xid_detector({});
+  auto det = test::make_detector("xid");
   Gpu g0(0), g2(2);
   g2.xid(48, 1);
   auto cs = test::evaluate(*det, snapshot_at(1000, {g0, g2}));
@@ -37,7 +36,7 @@ TEST(XidDetector, CriticalXidPagesWithMeaningAndAction) {
 }
 
 TEST(XidDetector, KernelLineAddsPidAndProcessAndIsNotCountedTwice) {
-  auto det = make_xid_detector({});
+  auto det = test::make_detector("xid");
   Gpu g6(6);
   // The kernel log is read first; NVML's count of the same XID arrives one tick later.
   auto first = test::evaluate(*det, snapshot_at(1000, {g6}), {xid_line(g6.bus(), 13, 4242, "python3")});
@@ -53,7 +52,7 @@ TEST(XidDetector, KernelLineAddsPidAndProcessAndIsNotCountedTwice) {
 }
 
 TEST(XidDetector, CtrlCXidsAloneAreSilentButRepeatsTicket) {
-  auto det = make_xid_detector({});
+  auto det = test::make_detector("xid");
   Gpu g(1);
   g.xid(43, 1).xid(45, 1);
   EXPECT_TRUE(test::evaluate(*det, snapshot_at(1000, {g})).empty());
@@ -65,9 +64,9 @@ TEST(XidDetector, CtrlCXidsAloneAreSilentButRepeatsTicket) {
 }
 
 TEST(XidDetector, RepeatingApplicationXidPagesAndOldOnesExpire) {
-  XidSettings s;
-  s.hold = std::chrono::minutes(30);
-  auto det = make_xid_detector(s);
+  DetectorSettings s;
+  test::tune(s, "xid.hold", std::chrono::minutes(30));
+  auto det = test::make_detector("xid", s);
   Gpu g(3);
   for (std::uint64_t n = 1; n <= 3; ++n) {
     g.xid(31, n);
@@ -86,7 +85,7 @@ TEST(XidDetector, RepeatingApplicationXidPagesAndOldOnesExpire) {
 }
 
 TEST(XidDetector, XidsFromBeforeTheAgentStartedSaySo) {
-  auto det = make_xid_detector({});
+  auto det = test::make_detector("xid");
   Gpu g(4);
   auto ev = xid_line(g.bus(), 79, 0, "");
   ev.pid.reset();
@@ -99,7 +98,7 @@ TEST(XidDetector, XidsFromBeforeTheAgentStartedSaySo) {
 }
 
 TEST(XidDetector, UnknownCodesAreHardwareTickets) {
-  auto det = make_xid_detector({});
+  auto det = test::make_detector("xid");
   Gpu g(0);
   g.xid(999, 1);
   auto cs = test::evaluate(*det, snapshot_at(1000, {g}));

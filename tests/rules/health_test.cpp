@@ -109,7 +109,7 @@ TEST(Health, AnIdleGpuOnANarrowerLinkIsNotDegradedEither) {
   set(d, Metric::kPcieLinkWidth, 8);
   EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
   rules::DetectorSettings s;
-  s.pcie.busy_utilization = 0.05;
+  s.set("pcie", "busy_utilization", 0.05);
   EXPECT_EQ(assess_health(d, s).verdict, HealthVerdict::kWarning);
 }
 
@@ -118,13 +118,13 @@ TEST(Health, TheDetectorsThresholdsMoveTheVerdict) {
   set(d, Metric::kTemperature, 80);  // 7 C under the slowdown threshold of 87 C
   EXPECT_EQ(assess_health(d).verdict, HealthVerdict::kHealthy);
   rules::DetectorSettings s;
-  s.throttle.temperature_margin_c = 10;
+  s.set("throttle", "temperature_margin_c", 10);
   EXPECT_EQ(assess_health(d, s).verdict, HealthVerdict::kWarning);
 
   DeviceSnapshot retired = busy_h200();
   set(retired, Metric::kRetiredPages, 20, "double_bit");
   EXPECT_EQ(assess_health(retired).verdict, HealthVerdict::kHealthy);
-  s.ecc.retired_pages_limit = 20;
+  s.set("ecc", "retired_pages_limit", 20);
   EXPECT_EQ(assess_health(retired, s).verdict, HealthVerdict::kWarning);
 }
 

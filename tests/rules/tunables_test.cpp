@@ -1,40 +1,35 @@
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include "rules/detector_settings.h"
 
 namespace gpuwatch::rules {
 namespace {
 
-TEST(Tunables, EachHasOneOptionNameAndDefaultsInItsRange) {
-  std::set<std::string> keys;
-  const DetectorSettings defaults;
-  for (const auto& t : detector_tunables()) {
-    EXPECT_TRUE(keys.insert(t.key()).second) << "two tunables named " << t.key();
-    EXPECT_FALSE(t.help.empty()) << t.key();
-    const double v = t.get(defaults);
-    EXPECT_GE(v, t.min) << t.key();
-    EXPECT_LE(v, t.max) << t.key();
-  }
-  EXPECT_TRUE(keys.contains("detect.xid.hold"));
-  EXPECT_TRUE(keys.contains("detect.memory_leak.min_growth_bytes"));
-  // The two tunables that were options before the detect.* names keep their names.
-  EXPECT_TRUE(keys.contains("oom_forecast_horizon"));
-  EXPECT_TRUE(keys.contains("node_power_budget_watts"));
+TEST(Tunables, DescribeTakesEachDefaultFromTheSettingsStruct) {
+  const auto tunables = describe<kEccTunables>();
+  ASSERT_EQ(tunables.size(), kEccTunables.fields.size());
+  EXPECT_EQ(tunables[1].detector, "ecc");
+  EXPECT_EQ(tunables[1].name, "storm_window");
+  EXPECT_EQ(tunables[1].key(), "detect.ecc.storm_window");
+  EXPECT_EQ(tunables[1].default_value, 600000);  // EccSettings::storm_window, 10 min in milliseconds
+  EXPECT_EQ(DetectorSettings{}.value(tunables[1]), 600000);
 }
 
-TEST(Tunables, SetWritesTheDetectorsOwnField) {
+TEST(Tunables, ReadGivesTheStructsDefaultsWithTheValuesSet) {
   DetectorSettings s;
-  for (const auto& t : detector_tunables()) {
-    if (t.key() == "detect.throttle.temperature_margin_c") t.set(s, 8);
-    if (t.key() == "detect.ecc.storm_window") t.set(s, 120000);
-    if (t.key() == "detect.memory_leak.bins") t.set(s, 12);
-  }
-  EXPECT_EQ(s.throttle.temperature_margin_c, 8);
-  EXPECT_EQ(s.ecc.storm_window, std::chrono::minutes(2));
-  EXPECT_EQ(s.leak.bins, 12U);
-  EXPECT_EQ(s.leak.rising_bins, LeakSettings{}.rising_bins);
+  EXPECT_FALSE(s.find("throttle", "temperature_margin_c"));
+  s.set("throttle", "temperature_margin_c", 8);
+  s.set("ecc", "storm_window", 120000);
+  s.set("ecc", "retired_pages_limit", 48);
+  EXPECT_EQ(s.throttle().temperature_margin_c, 8);
+  EXPECT_EQ(s.throttle().sw_thermal_for, ThrottleSettings{}.sw_thermal_for);
+  EXPECT_EQ(s.ecc().storm_window, std::chrono::minutes(2));
+  EXPECT_EQ(s.ecc().retired_pages_limit, 48U);
+  EXPECT_EQ(s.ecc().corrected_storm_count, EccSettings{}.corrected_storm_count);
+  EXPECT_EQ(s.pcie().busy_utilization, PcieSettings{}.busy_utilization);
+  // A value of another detector's tunable of the same name is not this one's.
+  s.set("pcie_contention", "busy_utilization", 0.9);
+  EXPECT_EQ(s.pcie().busy_utilization, PcieSettings{}.busy_utilization);
 }
 
 }  // namespace
