@@ -1,4 +1,5 @@
-// Who a device is: index, name, UUID, serial, VBIOS, PCI identity, and its MIG layout.
+// Who a device is: index, minor number, name, UUID, serial, VBIOS, compute capability, PCI identity, and
+// its MIG layout.
 #include <cstdio>
 
 #include "sim/api_support.h"
@@ -23,6 +24,20 @@ nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned* index) {
   return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
     if (!index) return NVML_ERROR_INVALID_ARGUMENT;
     *index = c.gpu;
+    return NVML_SUCCESS;
+  });
+}
+
+// The N of /dev/nvidiaN: the simulated node creates the device files in index order.
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned* minor) {
+  return nvmlDeviceGetIndex(device, minor);
+}
+
+nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major, int* minor) {
+  return on_device(device, [&](const Call& c) -> nvmlReturn_t {
+    if (!major || !minor) return NVML_ERROR_INVALID_ARGUMENT;
+    *major = c.device().model->cuda.major;
+    *minor = c.device().model->cuda.minor;
     return NVML_SUCCESS;
   });
 }

@@ -1,35 +1,52 @@
 // Processes on a GPU: the running-process lists (with NVML's INSUFFICIENT_SIZE protocol) and per-process
 // utilization samples.
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "sim/api_support.h"
+#include "sim/client_abi.h"
 
 using namespace gpuwatch::sim;
 
 namespace {
 
-nvmlReturn_t running(nvmlDevice_t device, unsigned* count, nvmlProcessInfo_t* infos, ProcessType type) {
+// The processes of `type` on the device the call names, in the _v3 layout.
+std::vector<nvmlProcessInfo_t> running_on(const Call& c, ProcessType type) {
+  const ProcessModel& pm = c.node->processes;
+  std::vector<nvmlProcessInfo_t> found;
+  for (std::size_t i : pm.on_gpu(c.gpu)) {
+    const ProcessSpec& p = pm.spec(i);
+    if (p.type != type || !pm.alive(i, c.t) || (c.mig >= 0 && p.mig != c.mig)) continue;
+    nvmlProcessInfo_t info{p.pid, static_cast<unsigned long long>(pm.memory(i, c.t)),
+                           NVML_INVALID_INSTANCE_ID, NVML_INVALID_INSTANCE_ID};
+    if (p.mig >= 0) {
+      info.gpuInstanceId = c.device().mig[static_cast<std::size_t>(p.mig)].gpu_instance_id;
+      info.computeInstanceId = 0;
+    }
+    found.push_back(info);
+  }
+  return found;
+}
+
+// NVML's list protocol: the caller's capacity in, the number found out, INSUFFICIENT_SIZE when it is short.
+template <typename Out, typename Convert>
+nvmlReturn_t fill(const std::vector<nvmlProcessInfo_t>& found, unsigned& count, Out* out, Convert convert) {
+  const unsigned capacity = count;
+  count = static_cast<unsigned>(found.size());
+  if (capacity < found.size()) return NVML_ERROR_INSUFFICIENT_SIZE;
+  for (std::size_t i = 0; i < found.size(); ++i) out[i] = convert(found[i]);
+  return NVML_SUCCESS;
+}
+
+// A running-process list of `type`; without one, the MPS list, which is empty: the simulated nodes run no
+// MPS server.
+nvmlReturn_t running(nvmlDevice_t device, unsigned* count, nvmlProcessInfo_t* infos,
+                     std::optional<ProcessType> type) {
   return on_device(device, [&](const Call& c) -> nvmlReturn_t {
     if (!count || (!infos && *count > 0)) return NVML_ERROR_INVALID_ARGUMENT;
-    const ProcessModel& pm = c.node->processes;
-    std::vector<nvmlProcessInfo_t> found;
-    for (std::size_t i : pm.on_gpu(c.gpu)) {
-      const ProcessSpec& p = pm.spec(i);
-      if (p.type != type || !pm.alive(i, c.t) || (c.mig >= 0 && p.mig != c.mig)) continue;
-      nvmlProcessInfo_t info{p.pid, static_cast<unsigned long long>(pm.memory(i, c.t)),
-                             NVML_INVALID_INSTANCE_ID, NVML_INVALID_INSTANCE_ID};
-      if (p.mig >= 0) {
-        info.gpuInstanceId = c.device().mig[static_cast<std::size_t>(p.mig)].gpu_instance_id;
-        info.computeInstanceId = 0;
-      }
-      found.push_back(info);
-    }
-    const unsigned capacity = *count;
-    *count = static_cast<unsigned>(found.size());
-    if (capacity < found.size()) return NVML_ERROR_INSUFFICIENT_SIZE;
-    for (std::size_t i = 0; i < found.size(); ++i) infos[i] = found[i];
-    return NVML_SUCCESS;
+    const auto found = type ? running_on(c, *type) : std::vector<nvmlProcessInfo_t>{};
+    return fill(found, *count, infos, [](const nvmlProcessInfo_t& p) { return p; });
   });
 }
 
@@ -55,6 +72,31 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsign
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned* count,
                                                       nvmlProcessInfo_t* infos) {
   return running(device, count, infos, ProcessType::kGraphics);
+}
+
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned* count,
+                                                        nvmlProcessInfo_t* infos) {
+  return running(device, count, infos, std::nullopt);
+}
+
+// The list the confidential-computing era added (R550): one call for any mode, each entry with the
+// protected memory it holds (none: the simulated cards run with confidential computing off).
+nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_t* list) {
+  return on_device(device, [&](const Call& c) -> nvmlReturn_t {
+    if (!list) return NVML_ERROR_INVALID_ARGUMENT;
+    if (list->version != nvmlProcessDetailList_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (!list->procArray && list->numProcArrayEntries > 0) return NVML_ERROR_INVALID_ARGUMENT;
+    std::vector<nvmlProcessInfo_t> found;
+    if (list->mode == NVML_PROCESS_MODE_COMPUTE)
+      found = running_on(c, ProcessType::kCompute);
+    else if (list->mode == NVML_PROCESS_MODE_GRAPHICS)
+      found = running_on(c, ProcessType::kGraphics);
+    else if (list->mode != NVML_PROCESS_MODE_MPS)
+      return NVML_ERROR_INVALID_ARGUMENT;
+    return fill(found, list->numProcArrayEntries, list->procArray, [](const nvmlProcessInfo_t& p) {
+      return nvmlProcessDetail_v1_t{p.pid, p.usedGpuMemory, p.gpuInstanceId, p.computeInstanceId, 0};
+    });
+  });
 }
 
 // One sample per running process, taken at the last whole second of scenario time; samples not newer

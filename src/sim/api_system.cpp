@@ -21,6 +21,17 @@ nvmlReturn_t nvmlInit_v2(void) {
   return guarded([]() -> nvmlReturn_t { return sim().init(); });
 }
 
+// pynvml's nvmlInit() calls this with flags 0. NO_GPUS and NO_ATTACH change nothing here: a scenario
+// always has its GPUs, and attaching to a simulated one costs nothing.
+nvmlReturn_t nvmlInitWithFlags(unsigned) {
+  return nvmlInit_v2();
+}
+
+// The first ABI's name, which older bindings and nvtop still fall back to.
+nvmlReturn_t nvmlInit(void) {
+  return nvmlInit_v2();
+}
+
 nvmlReturn_t nvmlShutdown(void) {
   return guarded([]() -> nvmlReturn_t { return sim().shutdown(); });
 }
@@ -57,13 +68,9 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
   });
 }
 
-nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* device) {
-  return on_system([&](const Call& c) -> nvmlReturn_t {
-    if (!device || index >= c.node->scenario.devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
-    *device = Simulator::gpu_handle(c, index);
-    // A GPU that fell off the bus is still enumerated, but NVML says so when asked for its handle.
-    return c.node->faults.lost(index, c.t) ? NVML_ERROR_GPU_IS_LOST : NVML_SUCCESS;
-  });
+// The first ABI counted only the GPUs the caller may open; every simulated GPU is open to everyone.
+nvmlReturn_t nvmlDeviceGetCount(unsigned* count) {
+  return nvmlDeviceGetCount_v2(count);
 }
 
 int gpuwatchSimGetTime(double* unix_seconds) {

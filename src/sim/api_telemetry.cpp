@@ -1,7 +1,8 @@
-// Load-driven telemetry: utilization, memory, temperature, power, energy, clocks, throttling, PCIe, NVLink.
+// Load-driven telemetry: utilization, temperature, power, energy, clocks, throttling, PCIe, NVLink.
 #include <cmath>
 
 #include "sim/api_support.h"
+#include "sim/client_abi.h"
 
 using namespace gpuwatch::sim;
 
@@ -18,19 +19,10 @@ unsigned rounded(double v) {
   return static_cast<unsigned>(std::lround(std::max(0.0, v)));
 }
 
-struct MemoryUse {
-  double total, reserved, used;
-};
-MemoryUse memory_use(const Call& c) {
-  if (c.mig >= 0) {
-    const MigInstance& mi = c.instances()[static_cast<std::size_t>(c.mig)];
-    // Processes belong to the scenario's first layout; the loader makes them stop before a reconfiguration.
-    const double used =
-        c.mig_epoch == 0 ? c.node->processes.instance_memory_used(c.gpu, c.mig, c.t) : kInstanceReservedBytes;
-    return {mi.profile->memory_mib * 1024.0 * 1024.0, kInstanceReservedBytes, used};
-  }
-  return {static_cast<double>(c.device().memory_bytes), kDriverReservedBytes,
-          c.node->processes.gpu_memory_used(c.gpu, c.t)};
+// Both temperature calls: the GPU's one sensor.
+nvmlReturn_t gpu_temperature(const Call& c, unsigned sensor, unsigned* temp) {
+  if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
+  return put(temp, rounded(c.reading().counters.temp_c));
 }
 
 }  // namespace
@@ -47,34 +39,19 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
   });
 }
 
-nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
-  return on_device(device, [&](const Call& c) -> nvmlReturn_t {
-    if (!memory) return NVML_ERROR_INVALID_ARGUMENT;
-    const MemoryUse m = memory_use(c);
-    const auto total = static_cast<unsigned long long>(m.total),
-               used = static_cast<unsigned long long>(m.used);
-    *memory = nvmlMemory_t{total, total - used, used};
-    return NVML_SUCCESS;
-  });
-}
-
-nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t* memory) {
-  return on_device(device, [&](const Call& c) -> nvmlReturn_t {
-    if (!memory) return NVML_ERROR_INVALID_ARGUMENT;
-    if (memory->version != nvmlMemory_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    const MemoryUse m = memory_use(c);
-    const auto total = static_cast<unsigned long long>(m.total);
-    const auto reserved = static_cast<unsigned long long>(m.reserved);
-    const auto used = static_cast<unsigned long long>(m.used) - reserved;
-    *memory = nvmlMemory_v2_t{nvmlMemory_v2, total, reserved, total - reserved - used, used};
-    return NVML_SUCCESS;
-  });
-}
-
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, unsigned sensor, unsigned* temp) {
+  return on_gpu(device, [&](const Call& c) -> nvmlReturn_t { return gpu_temperature(c, sensor, temp); });
+}
+
+// The versioned form nvidia-ml-py prefers: the caller names the struct version and the sensor.
+nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t* temperature) {
   return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
-    if (sensor != NVML_TEMPERATURE_GPU) return NVML_ERROR_INVALID_ARGUMENT;
-    return put(temp, rounded(c.reading().counters.temp_c));
+    if (!temperature) return NVML_ERROR_INVALID_ARGUMENT;
+    if (temperature->version != nvmlTemperature_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    unsigned celsius = 0;
+    const nvmlReturn_t r = gpu_temperature(c, temperature->sensorType, &celsius);
+    if (r == NVML_SUCCESS) temperature->temperature = static_cast<int>(celsius);
+    return r;
   });
 }
 
@@ -99,6 +76,20 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, unsigned typ
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned* milliwatts) {
   return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
     return put(milliwatts, rounded(c.reading().power_w * 1000));
+  });
+}
+
+// The limit the administrator set (the scenario's power_limit); the enforced limit can sit below it while
+// something outside the card caps it (a power_cap fault).
+nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned* milliwatts) {
+  return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
+    return put(milliwatts, rounded(c.device().power_limit_w * 1000));
+  });
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned* milliwatts) {
+  return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
+    return put(milliwatts, rounded(c.device().model->max_power_w * 1000));
   });
 }
 

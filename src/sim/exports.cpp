@@ -1,4 +1,4 @@
-// Link-time proof that every symbol of the NVML table and every simulator-only entry point is defined:
+// Link-time proof that every symbol of both NVML tables and every simulator-only entry point is defined:
 // taking each address makes a missing definition an undefined reference (the library links with
 // --no-undefined).
 #include "sim/exports.h"
@@ -7,7 +7,8 @@ namespace gpuwatch::sim {
 
 #define GPUWATCH_SIM_ADDRESS(name, required, ret, params) reinterpret_cast<const void*>(&name),
 [[gnu::used]] const void* const kExportedSymbols[] = {
-    GPUWATCH_NVML_SYMBOLS(GPUWATCH_SIM_ADDRESS) reinterpret_cast<const void*>(&gpuwatchSimGetTime),
+    GPUWATCH_NVML_SYMBOLS(GPUWATCH_SIM_ADDRESS)
+        GPUWATCH_SIM_CLIENT_SYMBOLS(GPUWATCH_SIM_ADDRESS) reinterpret_cast<const void*>(&gpuwatchSimGetTime),
     reinterpret_cast<const void*>(&gpuwatchSimSetTime),
     reinterpret_cast<const void*>(&gpuwatchSimIsLockstep),
     reinterpret_cast<const void*>(&gpuwatchSimLastError),

@@ -1,8 +1,9 @@
-// Declarations of every symbol libnvml-sim exports, generated from the one NVML symbol table: a definition
-// whose signature differs from the table's fails to compile, and exports.cpp takes the address of each
-// one, so a missing definition fails to link.
+// Declarations of every symbol libnvml-sim exports, generated from the NVML symbol tables (the one gpuwatch
+// calls and the simulator's rows for other clients): a definition whose signature differs from its row fails
+// to compile, and exports.cpp takes the address of each one, so a missing definition fails to link.
 #pragma once
 
+#include "sim/client_symbols.h"
 #include "sources/nvml/nvml_symbols.h"
 
 #define GPUWATCH_SIM_EXPORT __attribute__((visibility("default")))
@@ -11,6 +12,7 @@ extern "C" {
 
 #define GPUWATCH_SIM_DECLARE(name, required, ret, params) GPUWATCH_SIM_EXPORT ret name params;
 GPUWATCH_NVML_SYMBOLS(GPUWATCH_SIM_DECLARE)
+GPUWATCH_SIM_CLIENT_SYMBOLS(GPUWATCH_SIM_DECLARE)
 #undef GPUWATCH_SIM_DECLARE
 
 // Simulator-only entry points.

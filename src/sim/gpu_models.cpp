@@ -7,7 +7,10 @@
 namespace gpuwatch::sim {
 namespace {
 
-constexpr unsigned long long kGiB = 1024ULL * 1024 * 1024;
+// Totals as nvidia-smi prints them on the real cards (FB Memory Usage, Total), which NVML reports as whole
+// MiB: 143771 MiB for an H200 (not 141 GiB), 81559 MiB for an H100 80GB HBM3, 81920 MiB for an
+// A100-SXM4-80GB.
+constexpr unsigned long long kMiB = 1024ULL * 1024;
 
 // Instance sizes as nvidia-smi mig -lgip lists them for each card.
 constexpr std::array<MigProfile, 6> kA100_80Profiles = {{
@@ -36,13 +39,37 @@ constexpr std::array<MigProfile, 6> kH200Profiles = {{
 }};
 
 const std::array<GpuModel, 3> kModels = {{
-    {"H200",       "NVIDIA H200", 0x2335, 141 * kGiB, 700,  90, 5,  16, true, false, true, 18,
-     26562,        1980,          345,    3201,       1755, 92, 89, 95, 87,   32,    40,   "96.00.AF.00.01",
-     kH200Profiles},
+    {"H200",
+     "NVIDIA H200",
+     0x2335,
+     143771 * kMiB,
+     700,
+     90,
+     5,
+     16,
+     true,
+     false,
+     true,
+     18,
+     26562,
+     1980,
+     345,
+     3201,
+     1755,
+     92,
+     89,
+     95,
+     87,
+     32,
+     40,
+     "96.00.AF.00.01",
+     kH200Profiles,
+     262144,
+     {9, 0}},
     {"H100-SXM",
      "NVIDIA H100 80GB HBM3",
      0x2330,
-     80 * kGiB,
+     81559 * kMiB,
      700,
      70,
      5,
@@ -63,11 +90,13 @@ const std::array<GpuModel, 3> kModels = {{
      31,
      42,
      "96.00.5E.00.01",
-     kH100_80Profiles},
+     kH100_80Profiles,
+     131072,
+     {9, 0}},
     {"A100-SXM4-80GB",
      "NVIDIA A100-SXM4-80GB",
      0x20B2,
-     80 * kGiB,
+     81920 * kMiB,
      400,
      55,
      4,
@@ -88,7 +117,9 @@ const std::array<GpuModel, 3> kModels = {{
      30,
      38,
      "92.00.45.00.01",
-     kA100_80Profiles},
+     kA100_80Profiles,
+     131072,
+     {8, 0}},
 }};
 
 struct Alias {

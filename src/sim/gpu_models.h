@@ -15,11 +15,17 @@ struct MigProfile {
   unsigned memory_mib;    // what nvmlDeviceGetMemoryInfo reports for the instance
 };
 
+// CUDA compute capability: 9.0 for Hopper, 8.0 for the A100.
+struct ComputeCapability {
+  int major;
+  int minor;
+};
+
 struct GpuModel {
   std::string_view key;   // how scenarios name it: "H200"
   std::string_view name;  // nvmlDeviceGetName: "NVIDIA H200"
   unsigned pci_device_id;
-  unsigned long long memory_bytes;
+  unsigned long long memory_bytes;  // nvmlDeviceGetMemoryInfo's total: nvidia-smi's "Total" times 1 MiB
   double max_power_w;
   double idle_power_w;
   unsigned pcie_gen;
@@ -41,6 +47,8 @@ struct GpuModel {
   double temp_rise;  // celsius above idle at full power
   std::string_view vbios;
   std::span<const MigProfile> mig_profiles;  // empty: not MIG capable
+  unsigned bar1_mib;                         // BAR1 aperture, nvidia-smi -q "BAR1 Memory Usage"
+  ComputeCapability cuda;
 };
 
 // Case-insensitive lookup by key or by full name; nullptr when unknown.

@@ -67,7 +67,7 @@ TEST_F(DeviceReaderTest, EveryMetricMatchesTheSimulatorAtTheSameScenarioTime) {
   unsigned long long ull = 0;
 
   // What the scenario itself says.
-  expect(Metric::kMemoryTotal, {}, {}, 141 * kGiB);
+  expect(Metric::kMemoryTotal, {}, {}, 143771.0 * 1024 * 1024);  // a real H200: 143771 MiB
   expect(Metric::kPowerLimit, {}, {}, 650);
   expect(Metric::kUtilization, {}, {}, 0.5);
   expect(Metric::kTemperatureThreshold, "shutdown", {}, 92);

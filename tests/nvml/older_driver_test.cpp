@@ -50,7 +50,7 @@ TEST(OlderDriver, OlderNamesStandInAndMissingCallsLeaveTheirMetricsAbsent) {
   EXPECT_NE(d.find(Metric::kClockEventActive, "gpu_idle"), nullptr);
   // nvmlDeviceGetMemoryInfo (v1) has no reserved memory.
   ASSERT_NE(d.find(Metric::kMemoryTotal), nullptr);
-  EXPECT_EQ(d.find(Metric::kMemoryTotal)->value, 141.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(d.find(Metric::kMemoryTotal)->value, 143771.0 * 1024 * 1024);  // a real H200: 143771 MiB
   EXPECT_EQ(d.find(Metric::kMemoryReserved), nullptr);
   // Without nvmlDeviceGetFieldValues and GPM: memory temperature, instantaneous power and SM activity absent.
   EXPECT_EQ(d.find(Metric::kMemoryTemperature), nullptr);
