@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "detect/detector_table.h"
 #include "detect/device_facts.h"
+#include "rules/slowdown_margin.h"
 #include "rules/throttle_reasons.h"
 
 namespace gpuwatch::detect {
@@ -47,7 +49,11 @@ class ThrottleDetector final : public Detector {
       } else if (temp >= 0 && slowdown > 0 && temp >= slowdown - s_.temperature_margin_c) {
         c.alertname = "GpuTemperatureNearSlowdown";
         c.severity = Severity::kTicket;
-        c.summary = fmt::format("{} is {:.0f} C from its slowdown threshold", gpu_name(d), slowdown - temp);
+        const std::string_view relation = rules::slowdown_relation(temp, slowdown);
+        c.summary = relation == "at"
+                        ? fmt::format("{} is at its slowdown threshold", gpu_name(d))
+                        : fmt::format("{} is {:.0f} C {} its slowdown threshold", gpu_name(d),
+                                      std::abs(slowdown - temp), temp > slowdown ? "above" : "below");
         c.action = "check airflow and inlet temperature before the GPU starts slowing down";
         c.for_duration = s_.temperature_for;
       } else {

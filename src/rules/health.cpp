@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdio>
 
+#include "rules/slowdown_margin.h"
 #include "rules/throttle_reasons.h"
 #include "rules/xid_catalogue.h"
 
@@ -60,9 +61,12 @@ void check_throttling(const DeviceSnapshot& d, const rules::ThrottleSettings& s,
   }
   const double temp = value_or(d, Metric::kTemperature, -1);
   const double slowdown = value_or(d, Metric::kTemperatureThreshold, -1, "slowdown");
-  if (temp >= 0 && slowdown > 0 && temp >= slowdown - s.temperature_margin_c)  // GpuTemperatureNearSlowdown
-    out.push_back({HealthVerdict::kWarning,
-                   format("temperature %.0f C is near the slowdown threshold %.0f C", temp, slowdown)});
+  if (temp >= 0 && slowdown > 0 && temp >= slowdown - s.temperature_margin_c) {  // GpuTemperatureNearSlowdown
+    const std::string text = "temperature %.0f C is " +
+                             std::string(rules::slowdown_relation(temp, slowdown)) +
+                             " the slowdown threshold %.0f C";
+    out.push_back({HealthVerdict::kWarning, format(text.c_str(), temp, slowdown)});
+  }
 }
 
 void check_pcie(const DeviceSnapshot& d, const rules::PcieSettings& s, std::vector<Finding>& out) {

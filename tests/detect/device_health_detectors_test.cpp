@@ -70,6 +70,17 @@ TEST(ThrottleDetector, TheMostSpecificReasonIsRaised) {
   EXPECT_EQ(cs[3].labels.at("gpu"), "2");
 }
 
+TEST(ThrottleDetector, ATemperaturePastTheThresholdWithoutAReasonIsAboveItNotNear) {
+  auto det = test::make_detector("throttle");
+  Gpu hot(0), warm(1);
+  hot.set(Metric::kTemperature, 93);  // slowdown at 89 C, and NVML reports no throttling reason
+  warm.set(Metric::kTemperature, 86);
+  auto cs = test::evaluate(*det, snapshot_at(1000, {hot, warm}));
+  ASSERT_EQ(names(cs), (V{"GpuTemperatureNearSlowdown", "GpuTemperatureNearSlowdown"}));
+  EXPECT_NE(cs[0].summary.find("4 C above its slowdown threshold"), std::string::npos) << cs[0].summary;
+  EXPECT_NE(cs[1].summary.find("3 C below its slowdown threshold"), std::string::npos) << cs[1].summary;
+}
+
 TEST(EccDetector, DoubleBitErrorPagesAndPendingRemapTickets) {
   auto det = test::make_detector("ecc");
   Gpu g(2);

@@ -128,6 +128,19 @@ TEST(Health, TheDetectorsThresholdsMoveTheVerdict) {
   EXPECT_EQ(assess_health(retired, s).verdict, HealthVerdict::kWarning);
 }
 
+TEST(Health, ATemperaturePastTheSlowdownThresholdIsAboveItAndOneUnderItIsNear) {
+  DeviceSnapshot hot = busy_h200();
+  set(hot, Metric::kTemperature, 93);  // the slowdown threshold is 87 C
+  const Health above = assess_health(hot);
+  ASSERT_EQ(above.reasons.size(), 1u);
+  EXPECT_EQ(above.reasons[0], "temperature 93 C is above the slowdown threshold 87 C");
+  DeviceSnapshot warm = busy_h200();
+  set(warm, Metric::kTemperature, 84);
+  const Health near = assess_health(warm);
+  ASSERT_EQ(near.reasons.size(), 1u);
+  EXPECT_EQ(near.reasons[0], "temperature 84 C is near the slowdown threshold 87 C");
+}
+
 TEST(Health, EveryXidOfTheCatalogueIsJudgedByItsClass) {
   for (const auto& x : rules::xid_catalogue()) {
     DeviceSnapshot d = busy_h200();
