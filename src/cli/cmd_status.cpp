@@ -2,6 +2,7 @@
 // says how the node is: 0 healthy, 2 warning, 3 critical, 4 no GPU or no driver.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -47,7 +48,12 @@ int exit_code_for(const Snapshot& snap, const rules::DetectorSettings& settings)
 
 void explain_no_gpu(const Snapshot& snap, const AgentOptions& options) {
   if (!snap.source_error.empty()) {
-    std::cerr << "gpuwatch: no GPU could be read: " << snap.source_error << "\n";
+    // The source's own message: source_error adds when the agent retries, and status reads only once.
+    const auto nvml = std::find_if(snap.sources.begin(), snap.sources.end(),
+                                   [](const SourceStatus& s) { return s.name == "nvml"; });
+    const bool has_message = nvml != snap.sources.end() && !nvml->message.empty();
+    std::cerr << "gpuwatch: no GPU could be read: " << (has_message ? nvml->message : snap.source_error)
+              << "\n";
   } else {
     std::cerr << "gpuwatch: NVML answered but reports no GPU";
     if (!snap.node.nvml_library.empty()) std::cerr << " (library " << snap.node.nvml_library << ")";

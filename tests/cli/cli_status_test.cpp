@@ -87,10 +87,16 @@ TEST(StatusCommand, AnOutOfRangeTunableIsAUsageError) {
   EXPECT_NE(r.err.find("expected a fraction from 0 to 1"), std::string::npos) << r.err;
 }
 
-TEST(StatusCommand, MissingLibraryExplainsWhatWasTried) {
+TEST(StatusCommand, ANamedLibraryThatDoesNotLoadSaysWhyAndDoesNotPromiseARetry) {
   auto r = run_process({kBinary, "status", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
   EXPECT_EQ(r.exit_code, 4);
-  EXPECT_NE(r.err.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find("cannot load the NVML library /nonexistent/libnvidia-ml.so.1: cannot open shared object "
+                 "file: No such file or directory"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("retrying"), std::string::npos) << "status reads once\n" << r.err;
+  EXPECT_EQ(r.err.find("Install the NVIDIA driver"), std::string::npos) << r.err;
 }
 
 TEST(StatusCommand, MalformedScenarioIsReportedWithFileAndLine) {

@@ -8,12 +8,18 @@
 namespace gpuwatch {
 namespace {
 
-TEST(NvmlLibrary, MissingLibrarySaysWhatWasTriedAndWhatToDo) {
+TEST(NvmlLibrary, ANamedLibraryThatDoesNotLoadSaysWhyNamingThePathOnce) {
   const auto opened = NvmlLibrary::open("/nonexistent/libnvidia-ml.so.1");
   EXPECT_EQ(opened.library, nullptr);
-  EXPECT_NE(opened.error.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos) << opened.error;
-  EXPECT_NE(opened.error.find("Install the NVIDIA driver"), std::string::npos) << opened.error;
+  EXPECT_NE(
+      opened.error.find("cannot load the NVML library /nonexistent/libnvidia-ml.so.1: cannot open shared "
+                        "object file: No such file or directory"),
+      std::string::npos)
+      << opened.error;
   EXPECT_NE(opened.error.find("--nvml-lib"), std::string::npos) << opened.error;
+  EXPECT_EQ(opened.error.find("Install the NVIDIA driver"), std::string::npos)
+      << "the user named a library: the driver is not what is missing\n"
+      << opened.error;
 }
 
 TEST(NvmlLibrary, DefaultSearchNamesBothLibraryNames) {

@@ -12,6 +12,16 @@ namespace gpuwatch {
 // process loads it once, and dlopen of the same path returns the same handle on re-initialisation.
 void NvmlLibrary::DlHandleCloser::operator()(void* /*handle*/) const {}
 
+namespace {
+
+// dlerror() starts with the path it was given; the message names the path once.
+std::string dlopen_reason(const std::string& path, const std::string& why) {
+  const std::string prefix = path + ": ";
+  return why.starts_with(prefix) ? why.substr(prefix.size()) : why;
+}
+
+}  // namespace
+
 NvmlLibrary::NvmlLibrary(std::unique_ptr<void, DlHandleCloser> handle, std::string path)
     : handle_(std::move(handle)), path_(std::move(path)) {}
 
@@ -29,13 +39,14 @@ NvmlOpenResult NvmlLibrary::open(const std::string& path) {
     candidates.push_back(path);
   }
 
-  std::string tried;
+  std::string tried, last_reason;
   for (const auto& candidate : candidates) {
     dlerror();
     std::unique_ptr<void, DlHandleCloser> handle(dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL));
     if (!handle) {
       const char* why = dlerror();
-      tried += "\n  " + candidate + ": " + (why != nullptr ? why : "cannot be loaded");
+      last_reason = why != nullptr ? why : "cannot be loaded";
+      tried += "\n  " + candidate + ": " + last_reason;
       continue;
     }
     std::shared_ptr<NvmlLibrary> lib(new NvmlLibrary(std::move(handle), candidate));
@@ -80,6 +91,13 @@ NvmlOpenResult NvmlLibrary::open(const std::string& path) {
       lib->process_info_size_ = 32;
     }
     return {std::move(lib), {}};
+  }
+  if (!path.empty()) {
+    // A library named by the user: what is wrong is that path, not a missing driver.
+    return {nullptr,
+            "cannot load the NVML library " + path + ": " + dlopen_reason(path, last_reason) +
+                "\nCheck the path given with --nvml-lib (or GPUWATCH_NVML_LIB); the driver's library "
+                "is libnvidia-ml.so.1"};
   }
   return {nullptr, "cannot load the NVML library; tried:" + tried +
                        "\nInstall the NVIDIA driver, or point --nvml-lib (or GPUWATCH_NVML_LIB) at its "
