@@ -1,7 +1,5 @@
 #include "agent/alerting_setup.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -9,9 +7,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/external_url.h"
 #include "alerting/silences_file.h"
 #include "core/file_io.h"
-#include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
@@ -27,12 +25,6 @@ std::string trimmed(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   const auto start = s.find_first_not_of(" \t\r\n");
   return start == std::string::npos ? "" : s.substr(start);
-}
-
-std::string machine_hostname() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return to_valid_utf8(name);  // it goes into every alert's runbook URL
 }
 
 }  // namespace
@@ -57,11 +49,8 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
     a.engine.extra_labels[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
-  a.external_url = options.external_url;
-  if (a.external_url.empty()) {
-    const std::string host = options.hostname.empty() ? machine_hostname() : options.hostname;
-    a.external_url = "http://" + host + ":" + options.listen.substr(options.listen.rfind(':') + 1);
-  }
+  a.external_url = options.external_url.empty() ? default_external_url(options.listen, options.hostname)
+                                                : options.external_url;
   a.engine.runbook_url_prefix = a.external_url + "/runbooks/";
   a.alertmanager_url = options.alertmanager_url;
   a.webhook_url = options.alert_webhook_url;

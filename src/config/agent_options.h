@@ -48,7 +48,7 @@ struct AgentOptions {
   std::string alert_labels;  // "service=training,cluster=a": labels added to every alert
   std::string api_token_file;
   std::string silences_file;  // maintenance windows
-  std::string external_url;   // how users reach the agent; "" = http://<hostname>:<port>
+  std::string external_url;   // how users reach the agent; "" = default_external_url(listen, hostname)
   std::string runbook_dir = "/usr/share/doc/gpuwatch/runbooks";
   // The HTTP server's deadlines and limits (docs/http-server.md), with HttpServerOptions' defaults.
   std::chrono::milliseconds http_header_timeout{10'000};

@@ -192,7 +192,9 @@ std::vector<OptionSpec> make_table() {
        string_setter(&AgentOptions::api_token_file), string_getter(&AgentOptions::api_token_file)},
       {"silences_file", "FILE", "Maintenance windows: silences in Alertmanager's JSON form, one list", false,
        string_setter(&AgentOptions::silences_file), string_getter(&AgentOptions::silences_file)},
-      {"external_url", "URL", "How users reach this agent, for alert links (default http://HOSTNAME:PORT)",
+      {"external_url", "URL",
+       "How users reach this agent, for alert links (default: the listen address; HOSTNAME for 0.0.0.0 or "
+       "[::])",
        false, url_setter(&AgentOptions::external_url), string_getter(&AgentOptions::external_url)},
       {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
