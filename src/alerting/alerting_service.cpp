@@ -9,6 +9,7 @@
 #include "alerting/alert_json.h"
 #include "alerting/alert_metrics.h"
 #include "alerting/bearer_token.h"
+#include "alerting/builtin_runbooks.h"
 #include "alerting/inhibition.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
@@ -165,7 +166,12 @@ HttpReply AlertingService::delete_silence(const HttpRequest& req) {
 
 HttpReply AlertingService::runbook(const HttpRequest& req) const {
   const std::string& name = req.captures.at(0);
-  auto text = read_file(options_.runbook_dir + "/" + name + ".md");
+  // A folder the user gives holds their own runbooks; an alert it has none for keeps gpuwatch's.
+  std::optional<std::string> text;
+  if (!options_.runbook_dir.empty()) text = read_file(options_.runbook_dir + "/" + name + ".md");
+  if (!text) {
+    if (auto builtin = builtin_runbook(name)) text = std::string(*builtin);
+  }
   if (!text) return error_reply(404, "no runbook for alert '" + name + "'");
   return HttpReply{200, "text/markdown; charset=utf-8", std::move(*text), {}};
 }

@@ -28,8 +28,8 @@ struct AlertingOptions {
   std::string webhook_url;       // "" = none
   std::string data_dir;          // "" = queue and silences in memory only (lost on restart)
   std::string api_token;         // bearer token for mutations; "" = mutations disabled
-  std::string runbook_dir;       // where <alertname>.md files are read from for /runbooks/<alertname>
-  std::string external_url;      // how users reach this agent, e.g. http://node7:19400
+  std::string runbook_dir;   // <alertname>.md files served before the built-in runbooks; "" = built-in only
+  std::string external_url;  // how users reach this agent, e.g. http://node7:19400
   std::chrono::milliseconds resend_interval{std::chrono::minutes(1)};
   RetryPolicy retry;
   std::vector<std::string> group_by{"service", "severity"};  // webhook message groups (standalone)

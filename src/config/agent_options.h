@@ -49,7 +49,7 @@ struct AgentOptions {
   std::string api_token_file;
   std::string silences_file;  // maintenance windows
   std::string external_url;   // how users reach the agent; "" = default_external_url(listen, hostname)
-  std::string runbook_dir = "/usr/share/doc/gpuwatch/runbooks";
+  std::string runbook_dir;    // "" = only the runbooks built into the binary
   // The HTTP server's deadlines and limits (docs/http-server.md), with HttpServerOptions' defaults.
   std::chrono::milliseconds http_header_timeout{10'000};
   std::chrono::milliseconds http_body_timeout{30'000};

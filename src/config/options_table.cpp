@@ -196,7 +196,8 @@ std::vector<OptionSpec> make_table() {
        "How users reach this agent, for alert links (default: the listen address; HOSTNAME for 0.0.0.0 or "
        "[::])",
        false, url_setter(&AgentOptions::external_url), string_getter(&AgentOptions::external_url)},
-      {"runbook_dir", "DIR", "Where the runbooks served at /runbooks/<alertname> are read from", false,
+      {"runbook_dir", "DIR",
+       "Folder of <alertname>.md files served at /runbooks/<alertname> before the built-in runbooks", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
       // The HTTP server's deadlines and limits: what one client can make the server wait for or hold.
       duration_option({"http_header_timeout",

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -26,12 +27,13 @@ std::string temp_file(const std::string& name, const std::string& text) {
 // A running agent listening on a free loopback port, found from its start-up log line.
 class Agent {
  public:
-  explicit Agent(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  explicit Agent(std::vector<std::string> args, std::map<std::string, std::string> env = {},
+                 const std::string& cwd = {}) {
     // History has tests of its own (tests/store); these agents keep none, so they never touch a data dir.
     std::vector<std::string> argv = {kBinary, "agent", "--listen", "127.0.0.1:0", "--store", "off"};
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600));
-    process_ = std::make_unique<BackgroundProcess>(argv, env);
+    process_ = std::make_unique<BackgroundProcess>(argv, env, cwd);
     const std::regex port_line(R"(\(port (\d+)\))");
     const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -115,6 +117,22 @@ TEST(Agent, NegotiatesOpenMetricsGzipAndDcgmNaming) {
   ASSERT_TRUE(json);
   EXPECT_EQ(json->status, 200);
   EXPECT_NE(json->body.find("\"devices\""), std::string::npos);
+}
+
+TEST(Agent, ServesItsRunbooksFromAnyWorkingDirectoryWithoutARunbookFolder) {
+  const std::filesystem::path cwd =
+      std::filesystem::temp_directory_path() / ("gpuwatch-agent-cwd-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(cwd);
+  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"}, {}, cwd.string());
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  auto runbook = agent.get("/runbooks/GpuLost");
+  std::filesystem::remove_all(cwd);
+  ASSERT_TRUE(runbook);
+  EXPECT_EQ(runbook->status, 200) << runbook->body;
+  std::ifstream file(std::string(GPUWATCH_SOURCE_DIR) + "/docs/runbooks/GpuLost.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  EXPECT_EQ(runbook->body, text.str());
 }
 
 TEST(Agent, StopsCleanlyOnSigterm) {

@@ -52,12 +52,13 @@ std::string slurp(const std::string& path) {
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-            const std::string& out_path, const std::string& err_path) {
+            const std::string& out_path, const std::string& err_path, const std::string& cwd = {}) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_TRUNC, 0600);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   std::vector<std::string> args = argv;
   std::vector<std::string> envs = merged_environment(env);
   auto argp = pointers(args);
@@ -102,9 +103,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::map<s
 }
 
 BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv,
-                                     const std::map<std::string, std::string>& env)
+                                     const std::map<std::string, std::string>& env, const std::string& cwd)
     : stderr_path_(temp_path("bg-err")) {
-  pid_ = spawn(argv, env, "/dev/null", stderr_path_);
+  pid_ = spawn(argv, env, "/dev/null", stderr_path_, cwd);
 }
 
 BackgroundProcess::~BackgroundProcess() {

@@ -26,7 +26,9 @@ ProcessResult run_process(const std::vector<std::string>& argv,
 
 class BackgroundProcess {
  public:
-  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {});
+  // Started in `cwd` when one is given, else in the current working directory.
+  BackgroundProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                    const std::string& cwd = {});
   ~BackgroundProcess();
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
