@@ -145,9 +145,12 @@ nlohmann::json run(const Options& o) {
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"gpuwatch collection cost on libnvml-sim (lockstep)"};
-  app.add_option("--nvml-library", o.nvml_library, "libnvml-sim (<build>/sim-lib/libnvidia-ml.so.1)")
+  app.add_option("--nvml-library,--nvml-lib", o.nvml_library,
+                 "libnvml-sim (<build>/sim-lib/libnvidia-ml.so.1)")
       ->required();
-  app.add_option("--scenario", o.scenario, "scenario file")->required()->check(CLI::ExistingFile);
+  app.add_option("--scenario,--sim-scenario", o.scenario, "scenario file")
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--proc-root", o.proc_root, "the /proc tree to attribute processes from")
       ->check(CLI::ExistingDirectory);
   app.add_option("--ticks", o.ticks, "ticks to measure")->check(CLI::Range(1, 10'000'000));

@@ -2,18 +2,29 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
 #include "config/config_file.h"
 
 namespace gpuwatch {
 
+std::string flag_names(std::string_view key) {
+  // The shorter spellings users (and the benchmarks) already type.
+  static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      {"nvml_library", "--nvml-lib"},
+      {"sim_scenario", "--scenario"},
+  };
+  std::string names = "--" + flag_name(key);
+  for (const auto& [option, alias] : kAliases)
+    if (option == key) names += "," + std::string(alias);
+  return names;
+}
+
 AgentFlags::AgentFlags(CLI::App& command) {
   command.add_option("-c,--config", config_path_, "Configuration file (gpuwatch.yaml)");
   for (const auto& spec : option_table()) {
-    std::string names = "--" + flag_name(spec.key);
-    if (spec.key == "nvml_library") names += ",--nvml-lib";
     auto value = std::make_unique<std::string>();
-    CLI::Option* opt = command.add_option(names, *value, std::string(spec.help));
+    CLI::Option* opt = command.add_option(flag_names(spec.key), *value, std::string(spec.help));
     opt->type_name(std::string(spec.value_name));
     flags_[std::string(spec.key)] = opt;
     values_[std::string(spec.key)] = std::move(value);

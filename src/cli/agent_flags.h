@@ -13,6 +13,10 @@
 
 namespace gpuwatch {
 
+// Every spelling of an option's flag, as CLI11 takes them ("--sim-scenario,--scenario"): commands with
+// flags of their own (sim export) name them by the same words as those built from the option table.
+std::string flag_names(std::string_view key);
+
 class AgentFlags {
  public:
   // Registers the flags on `command`; the object must outlive parsing.

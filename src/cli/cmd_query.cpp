@@ -13,7 +13,9 @@
 #include "cli/commands.h"
 #include "cli/query_output.h"
 #include "cli/query_store_access.h"
+#include "config/agent_options.h"
 #include "core/duration.h"
+#include "core/relative_time.h"
 #include "core/utf8.h"
 #include "query/api_params.h"
 #include "query/engine.h"
@@ -28,7 +30,7 @@ struct QueryArgs {
   std::string since, start, end, time, step;
   std::string format = "table";
   std::string url = "http://127.0.0.1:19400";
-  std::string data_dir = "./data";
+  std::string data_dir{kDefaultDataDir};  // the agent's
 };
 
 // The query as API parameters: query plus time, or start/end/step.
@@ -40,15 +42,24 @@ std::int64_t now_ms() {
       .count();
 }
 
+// A time flag: the API's spellings (unix seconds, RFC 3339) or "now", "now-1h"; the flag's default when
+// empty. All of one query's flags share one `now`.
+std::int64_t time_flag(const std::string& name, const std::string& text, std::int64_t now) {
+  if (text.empty()) return now;
+  if (auto relative = parse_relative_time(text, now)) return *relative;
+  return query::time_param(name, text);
+}
+
 // Turns the flags into API parameters; throws QueryError(bad_data) for unreadable times.
 Params api_params(const QueryArgs& a, bool& range) {
   range = !a.since.empty() || !a.start.empty() || !a.end.empty();
   Params p{{"query", a.expr}};
+  const std::int64_t now = now_ms();
   if (!range) {
-    p.emplace("time", query::format_timestamp(a.time.empty() ? now_ms() : query::time_param("time", a.time)));
+    p.emplace("time", query::format_timestamp(time_flag("time", a.time, now)));
     return p;
   }
-  std::int64_t end = a.end.empty() ? now_ms() : query::time_param("end", a.end);
+  std::int64_t end = time_flag("end", a.end, now);
   std::int64_t start = 0;
   if (!a.since.empty()) {
     const auto d = parse_duration(a.since);
@@ -56,7 +67,7 @@ Params api_params(const QueryArgs& a, bool& range) {
     start = end - d->count();
   } else {
     if (a.start.empty()) throw query::bad_data("--end needs --start (or use --since)");
-    start = query::time_param("start", a.start);
+    start = time_flag("start", a.start, now);
   }
   // About 240 points across the range unless told; at least one second.
   std::int64_t step = a.step.empty() ? std::max<std::int64_t>(1000, (end - start) / 240 / 1000 * 1000)
@@ -136,9 +147,10 @@ void add_query_command(CLI::App& app, CommandAction& action) {
       app.add_subcommand("query", "Evaluate a PromQL expression over the history (docs/query.md)");
   cmd->add_option("EXPR", args->expr, "PromQL expression (the subset in docs/query.md)")->required();
   auto* since = cmd->add_option("--since", args->since, "Range query over the last DURATION (e.g. 1h)");
-  cmd->add_option("--start", args->start, "Range start: unix seconds or RFC 3339")->excludes(since);
-  cmd->add_option("--end", args->end, "Range end (default now)");
-  cmd->add_option("--time", args->time, "Instant query time (default now)");
+  cmd->add_option("--start", args->start, "Range start: unix seconds, RFC 3339, now or now-DURATION")
+      ->excludes(since);
+  cmd->add_option("--end", args->end, "Range end, as --start (default now)");
+  cmd->add_option("--time", args->time, "Instant query time, as --start (default now)");
   cmd->add_option("--step", args->step, "Range step: seconds or a duration (default: range / 240)");
   cmd->add_option("--format", args->format, "Output: table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))

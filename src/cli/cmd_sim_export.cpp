@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "agent/collector_setup.h"
+#include "cli/agent_flags.h"
 #include "cli/commands.h"
 #include "collector/collector.h"
 #include "core/duration.h"
@@ -105,7 +106,9 @@ void add_sim_export_command(CLI::App& sim, CommandAction& action) {
       "export",
       "Run a scenario in lockstep and write every snapshot's native metrics as timestamped exposition");
   auto flags = std::make_shared<ExportFlags>();
-  cmd->add_option("--scenario", flags->scenario, "Scenario file")->required()->check(CLI::ExistingFile);
+  cmd->add_option(flag_names("sim_scenario"), flags->scenario, "Scenario file")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--duration", flags->duration, "Scenario time to export")->capture_default_str();
   cmd->add_option("--step", flags->step, "Scenario time between snapshots")->capture_default_str();
   cmd->add_option("--split", flags->split, "One file per aligned window of this length (0: one file)")
@@ -114,7 +117,8 @@ void add_sim_export_command(CLI::App& sim, CommandAction& action) {
       ->check(CLI::IsMember({"openmetrics", "prometheus"}))
       ->capture_default_str();
   cmd->add_option("--out-dir", flags->out_dir, "Directory for the files")->required();
-  cmd->add_option("--nvml-library", flags->nvml_library, "libnvml-sim (default: the one next to gpuwatch)");
+  cmd->add_option(flag_names("nvml_library"), flags->nvml_library,
+                  "libnvml-sim (default: the one next to gpuwatch)");
   cmd->callback([&action, flags] { action = [flags] { return run_export(*flags); }; });
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "config/agent_options.h"
 #include "store/store_check.h"
 
 namespace gpuwatch {
@@ -13,7 +14,7 @@ void add_store_command(CLI::App& app, CommandAction& action) {
   CLI::App* store = app.add_subcommand("store", "Tools for the history store");
   store->require_subcommand(1);
   CLI::App* check = store->add_subcommand("check", "Verify every block and WAL record of a data dir");
-  auto data_dir = std::make_shared<std::string>("/var/lib/gpuwatch");
+  auto data_dir = std::make_shared<std::string>(kDefaultDataDir);
   check->add_option("--data-dir", *data_dir, "The store's directory")->capture_default_str();
   check->callback([&action, data_dir] {
     action = [data_dir] {

@@ -17,6 +17,9 @@
 
 namespace gpuwatch {
 
+// Where the agent keeps its history; `query` and `store check` read there unless told otherwise.
+inline constexpr std::string_view kDefaultDataDir = "/var/lib/gpuwatch";
+
 struct AgentOptions {
   std::string listen = "0.0.0.0:19400";  // 19400: clear of dcgm-exporter (9400) and node_exporter (9100)
   std::chrono::milliseconds interval{1000};
@@ -32,7 +35,7 @@ struct AgentOptions {
   std::string log_level = "info";
   // History store (docs/store-format.md).
   bool store = true;
-  std::string data_dir = "/var/lib/gpuwatch";
+  std::string data_dir{kDefaultDataDir};
   std::chrono::milliseconds store_sync_interval{2000};  // bounds the loss window: at most this plus one sync
   std::chrono::milliseconds retention_time{30LL * 24 * 3600 * 1000};
   std::uint64_t retention_size = std::uint64_t{1} << 30;

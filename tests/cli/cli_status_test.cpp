@@ -81,6 +81,29 @@ TEST(StatusCommand, ADetectorThresholdMovesTheVerdictTheExitCodeAndTheAlertsToge
     EXPECT_EQ(d.at("health").at("verdict"), "warning") << d.dump();
 }
 
+TEST(StatusCommand, TakesTheScenarioUnderEitherSpelling) {
+  for (const char* flag : {"--sim-scenario", "--scenario"}) {
+    auto r = run_process({kBinary, "status", flag, kScenarios + "healthy-8xh200.yaml"}, one_hour_in());
+    EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
+  }
+}
+
+TEST(SimExportCommand, TakesTheScenarioAndLibraryUnderTheSpellingsOfTheOtherCommands) {
+  const std::string dir = "/tmp/gpuwatch-export-flags-" + std::to_string(::getpid());
+  for (const char* flag : {"--scenario", "--sim-scenario"}) {
+    auto r = run_process({kBinary, "sim", "export", flag, kScenarios + "healthy-8xh200.yaml", "--duration",
+                          "2s", "--out-dir", dir, "--nvml-lib",
+                          std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1"});
+    EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(StoreCheckCommand, DefaultsToTheAgentsDataDir) {
+  auto r = run_process({kBinary, "store", "check", "--help"});
+  EXPECT_NE(r.out.find("--data-dir TEXT=/var/lib/gpuwatch"), std::string::npos) << r.out << r.err;
+}
+
 TEST(StatusCommand, AnOutOfRangeTunableIsAUsageError) {
   auto r = run_process({kBinary, "status", "--detect.pcie.busy-utilization", "2"});
   EXPECT_EQ(r.exit_code, 1);

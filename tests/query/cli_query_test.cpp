@@ -141,6 +141,27 @@ TEST_F(CliQueryTest, WithoutAnAgentOrAStoreItSaysSo) {
   EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
 }
 
+TEST_F(CliQueryTest, WithoutADataDirItReadsWhereTheAgentKeepsItsHistory) {
+  // Shown by --help: this machine may hold a store there, so the error text cannot be relied on.
+  const auto r = gpuwatch_query({"--help"});
+  EXPECT_NE(r.out.find("--data-dir TEXT=/var/lib/gpuwatch"), std::string::npos) << r.out;
+}
+
+TEST_F(CliQueryTest, TimesRelativeToNowAreAccepted) {
+  // The fixture's points are from 2023: a range ending now is answered, and empty.
+  auto r = gpuwatch_query(
+      {"gpu_power_watts", "--start", "now-1h", "--end", "now", "--format", "json", "--url", url()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["status"], "success") << r.out;
+  r = gpuwatch_query({"gpu_power_watts", "--since", "1h", "--end", "now", "--url", url()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = gpuwatch_query({"gpu_power_watts", "--time", "now-5m", "--url", url()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = gpuwatch_query({"gpu_power_watts", "--end", "now-soon", "--since", "1h", "--url", url()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("now-soon"), std::string::npos) << r.err;
+}
+
 TEST_F(CliQueryTest, BadTimesAreUsageErrors) {
   const auto r = gpuwatch_query({"gpu_power_watts", "--since", "a while", "--url", url()});
   EXPECT_EQ(r.exit_code, 1);
