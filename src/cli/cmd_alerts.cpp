@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "alerting/inhibition.h"
+
 #include "alerting/receiver.h"
+#include "cli/alerts_table.h"
 #include "cli/commands.h"
 #include "core/json_text.h"
 
@@ -20,15 +22,6 @@ struct AlertsArgs {
   bool json = false;
   std::string url = "http://127.0.0.1:19400";
 };
-
-std::string label(const nlohmann::json& a, const char* name) {
-  return a["labels"].value(name, "-");
-}
-
-std::string padded(std::string s, std::size_t width) {
-  if (s.size() < width) s.resize(width, ' ');
-  return s;
-}
 
 int run_alerts(const AlertsArgs& args) {
   std::string origin, path;
@@ -62,18 +55,7 @@ int run_alerts(const AlertsArgs& args) {
     std::cout << "no pending or firing alerts\n";
     return kExitOk;
   }
-  std::cout << padded("STATE", 9) << padded("SEVERITY", 9) << padded("ALERT", 26) << padded("GPU", 5)
-            << padded("SINCE", 26) << "SUMMARY\n";
-  for (const auto& a : alerts) {
-    std::string state = a.value("state", "");
-    if (a.value("muted", false)) state += "*";
-    std::cout << padded(state, 9) << padded(label(a, "severity"), 9) << padded(label(a, "alertname"), 26)
-              << padded(label(a, "gpu"), 5) << padded(a.value("activeAt", ""), 26)
-              << a["annotations"].value("summary", "") << "\n";
-  }
-  bool any_muted = false;
-  for (const auto& a : alerts) any_muted = any_muted || a.value("muted", false);
-  if (any_muted) std::cout << "* muted by a silence or an inhibition\n";
+  std::cout << render_alerts_table(alerts);
   return kExitOk;
 }
 

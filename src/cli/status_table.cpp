@@ -6,13 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/text_table.h"
 #include "rules/health.h"
 
 namespace gpuwatch {
 namespace {
 
-constexpr std::string_view kReset = "\033[0m", kBold = "\033[1m", kGreen = "\033[32m", kYellow = "\033[33m",
-                           kRed = "\033[31m", kDim = "\033[2m";
+using namespace terminal_colour;
 
 std::string fmt(const char* format, double a, double b = 0) {
   std::array<char, 64> buf{};
@@ -92,39 +92,6 @@ std::string gpu_cell(const DeviceSnapshot& d) {
          std::to_string(d.identity.compute_instance_id);
 }
 
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row, std::string_view colour = {}) {
-    rows_.push_back(std::move(row));
-    colours_.resize(rows_.size());
-    colours_.back() = colour;
-  }
-  std::string render(bool use_colour) const {
-    std::vector<std::size_t> widths;
-    for (const auto& row : rows_) {
-      widths.resize(std::max(widths.size(), row.size()));
-      for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-    }
-    std::string out;
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      std::string_view colour = r == 0 ? kBold : (r < colours_.size() ? colours_[r] : std::string_view{});
-      if (use_colour && !colour.empty()) out += colour;
-      for (std::size_t i = 0; i < rows_[r].size(); ++i) {
-        out += rows_[r][i];
-        if (i + 1 < rows_[r].size()) out.append(widths[i] - rows_[r][i].size() + 2, ' ');
-      }
-      if (use_colour && !colour.empty()) out += kReset;
-      out += '\n';
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-  std::vector<std::string_view> colours_;
-};
-
 std::string_view verdict_colour(HealthVerdict v) {
   switch (v) {
     case HealthVerdict::kHealthy:
@@ -152,8 +119,8 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
   if (!snap.node.cuda_driver_version.empty()) out += "  CUDA " + snap.node.cuda_driver_version;
   out += "  " + std::to_string(snap.devices.size()) + " device(s)\n\n";
 
-  Table gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u",
-              "HEALTH"});
+  TextTable gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u",
+                  "HEALTH"});
   for (const auto& d : snap.devices) {
     const Health health = assess_health(d, settings);
     std::string verdict = to_string(health.verdict);
@@ -167,7 +134,7 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
   }
   out += gpus.render(style.colour);
 
-  Table procs({"GPU", "PID", "NAME", "TYPE", "MEMORY", "SM"});
+  TextTable procs({"GPU", "PID", "NAME", "TYPE", "MEMORY", "SM"});
   std::size_t process_count = 0;
   for (const auto& d : snap.devices) {
     for (const auto& p : d.processes) {
@@ -193,7 +160,7 @@ std::string render_status_alerts(std::span<const alerting::Condition> conditions
     return style.colour ? std::string(kDim) + "no alert conditions" + std::string(kReset) + "\n"
                         : "no alert conditions\n";
   }
-  Table alerts({"GPU", "SEVERITY", "ALERT", "SUMMARY"});
+  TextTable alerts({"GPU", "SEVERITY", "ALERT", "SUMMARY"});
   for (const auto& c : conditions) {
     const auto gpu = c.labels.find("gpu");
     alerts.add({gpu == c.labels.end() ? "-" : gpu->second, std::string(alerting::severity_name(c.severity)),

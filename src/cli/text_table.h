@@ -1,0 +1,28 @@
+// Plain-text tables for the commands' terminal output: columns as wide as their widest cell, two spaces
+// apart, the header in bold and a row in a colour of its own when colour is on.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuwatch {
+
+namespace terminal_colour {
+inline constexpr std::string_view kReset = "\033[0m", kBold = "\033[1m", kGreen = "\033[32m",
+                                  kYellow = "\033[33m", kRed = "\033[31m", kDim = "\033[2m";
+}  // namespace terminal_colour
+
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header);
+  // A row; `colour` (one of terminal_colour's) is used only when render is asked for colour.
+  void add(std::vector<std::string> row, std::string_view colour = {});
+  std::string render(bool use_colour) const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::string_view> colours_;
+};
+
+}  // namespace gpuwatch
