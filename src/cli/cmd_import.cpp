@@ -65,9 +65,11 @@ int run_import(const ImportFlags& flags) {
     if (++errors <= kShownErrors) std::cerr << e.to_string() << "\n";
     if (errors == kShownErrors + 1) std::cerr << "(further errors are counted, not shown)\n";
   };
-  ImportProgressPrinter printer(std::cerr, ::isatty(STDERR_FILENO) == 1);
+  ImportProgressPrinter printer(std::cerr);
   ingest::Importer::ProgressSink on_progress;
-  if (!flags.quiet) on_progress = [&printer](const ingest::ImportProgress& p) { printer.update(p); };
+  if (!flags.quiet && ::isatty(STDERR_FILENO) == 1) {
+    on_progress = [&printer](const ingest::ImportProgress& p) { printer.update(p); };
+  }
   ingest::ImportOptions options;
   options.format = format;
   ingest::Importer importer(*appender, flags.files, options, on_error, on_progress);

@@ -37,8 +37,8 @@ std::string utc(std::int64_t t_ms) {
 }  // namespace
 
 void ImportProgressPrinter::update(const ingest::ImportProgress& p) {
-  const double interval = terminal_ ? 0.1 : 5.0;
-  if (last_seconds_ >= 0 && p.seconds - last_seconds_ < interval && p.bytes_done < p.bytes_total) return;
+  constexpr double kInterval = 0.1;
+  if (last_seconds_ >= 0 && p.seconds - last_seconds_ < kInterval && p.bytes_done < p.bytes_total) return;
   last_seconds_ = p.seconds;
   const double share =
       p.bytes_total > 0 ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 1;
@@ -46,10 +46,6 @@ void ImportProgressPrinter::update(const ingest::ImportProgress& p) {
                               bytes_text(static_cast<double>(p.bytes_total)) + ", " +
                               rate_text(static_cast<double>(p.samples), p.seconds) + ", file " +
                               std::to_string(p.file_index) + "/" + std::to_string(p.file_count);
-  if (!terminal_) {
-    out_ << "import: " << fmt("%.0f%%", 100 * share) << " (" << figures << ")\n" << std::flush;
-    return;
-  }
   constexpr int kWidth = 30;
   const int filled = static_cast<int>(share * kWidth);
   out_ << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] "

@@ -1,5 +1,6 @@
-// What `gpuwatch import` prints: a progress bar on a terminal (bytes read of the total, samples/s), plain
-// periodic lines otherwise (logs, CI), and the summary at the end.
+// What `gpuwatch import` prints: a progress bar when stderr is a terminal (bytes read of the total,
+// samples/s), nothing of the kind otherwise (logs and CI keep only the errors and the summary), and the
+// summary at the end.
 #pragma once
 
 #include <chrono>
@@ -11,14 +12,13 @@ namespace gpuwatch {
 
 class ImportProgressPrinter {
  public:
-  // `terminal`: redraw one line in place about 10 times a second; otherwise a line every 5 s.
-  ImportProgressPrinter(std::ostream& out, bool terminal) : out_(out), terminal_(terminal) {}
+  // Redraws one line of `out`, a terminal, in place about 10 times a second.
+  explicit ImportProgressPrinter(std::ostream& out) : out_(out) {}
   void update(const ingest::ImportProgress& p);
   void finish();  // ends the bar's line
 
  private:
   std::ostream& out_;
-  bool terminal_;
   bool drawn_ = false;
   double last_seconds_ = -1;
 };
