@@ -12,7 +12,10 @@ namespace gpuwatch::store {
 
 std::string CheckReport::summary() const {
   std::string out = "clock domain: " + (clock_domain.empty() ? std::string("(none)") : clock_domain) + "\n";
-  out += "series: " + std::to_string(series) + "\n";
+  out += "series: " + std::to_string(series);
+  if (series_only_in_wal > 0)
+    out += " (" + std::to_string(series_only_in_wal) + " only in the write-ahead log so far)";
+  out += "\n";
   out += "blocks: " + std::to_string(blocks) + " (" + std::to_string(block_samples) + " samples, " +
          std::to_string(block_bytes) + " bytes";
   if (block_samples > 0) {
@@ -40,6 +43,9 @@ CheckReport check_store(const std::string& data_dir) {
     report.problems.push_back(db_path + ": missing (not a gpuwatch data directory?)");
     return report;
   }
+  // Series by their labels, in the series table and in the write-ahead log.
+  std::set<std::string> series_labels;
+  std::set<std::int64_t> series_ids;
   try {
     SqliteDb db(db_path, false);
     {
@@ -53,20 +59,18 @@ CheckReport check_store(const std::string& data_dir) {
         if (line != "ok") report.problems.push_back(db_path + ": " + line);
       }
     }
-    std::set<std::int64_t> series_ids;
     {
       auto s = db.prepare("SELECT id, labels FROM series");
       while (s.step()) {
         series_ids.insert(s.column_int(0));
         try {
-          decode_labels(s.column_blob(1));
+          series_labels.insert(labels_to_string(decode_labels(s.column_blob(1))));
         } catch (const std::exception& e) {
           report.problems.push_back("series " + std::to_string(s.column_int(0)) +
                                     ": bad labels: " + e.what());
         }
       }
     }
-    report.series = series_ids.size();
     BlockDecoder decoder;
     std::vector<std::int64_t> t;
     std::vector<double> v;
@@ -97,7 +101,13 @@ CheckReport check_store(const std::string& data_dir) {
   } catch (const std::exception& e) {
     report.problems.push_back(db_path + ": " + e.what());
   }
-  const WalReplayReport wal = replay_wal(wal_dir(data_dir), WalVisitor{}, false);
+  // A live store's newest series are in the write-ahead log alone until their first block is sealed.
+  WalVisitor visitor;
+  visitor.series = [&](std::uint64_t, SeriesId, Labels labels) {
+    if (series_labels.insert(labels_to_string(labels)).second) ++report.series_only_in_wal;
+  };
+  const WalReplayReport wal = replay_wal(wal_dir(data_dir), visitor, false);
+  report.series = series_labels.size();
   report.wal_segments = wal.segments;
   report.wal_records = wal.records;
   report.wal_samples = wal.samples;

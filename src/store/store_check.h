@@ -11,7 +11,8 @@ namespace gpuwatch::store {
 
 struct CheckReport {
   std::string clock_domain;
-  std::size_t series = 0;
+  std::size_t series = 0;              // distinct series, sealed or in the write-ahead log
+  std::size_t series_only_in_wal = 0;  // of those, the ones with no sealed block yet (a live store)
   std::size_t blocks = 0;
   std::uint64_t block_samples = 0;
   std::uint64_t block_bytes = 0;

@@ -133,5 +133,20 @@ TEST(StoreDamage, ADamagedRecordInAnOlderWalSegmentIsReportedAndTheOthersReplay)
   EXPECT_EQ(got[0].points.back().t_ms, 399'000);
 }
 
+// A live store's newest series have no sealed block yet: the check counts them from the write-ahead log.
+TEST(StoreCheck, CountsTheSeriesThatAreOnlyInTheWriteAheadLogSoFar) {
+  test::TempDir dir;
+  auto store = Store::open(small_blocks(dir.path()));
+  fill(*store, 1, 40);  // fewer than a block's worth: nothing sealed
+  ASSERT_EQ(store->append({{"__name__", "m"}, {"gpu", "1"}}, 1000, 1), "");
+  store->commit();
+  const CheckReport check = check_store(dir.path());  // beside the open store, as beside a running agent
+  EXPECT_TRUE(check.clean()) << check.summary();
+  EXPECT_EQ(check.series, 2u) << check.summary();
+  EXPECT_EQ(check.series_only_in_wal, 2u);
+  EXPECT_NE(check.summary().find("series: 2 (2 only in the write-ahead log so far)"), std::string::npos)
+      << check.summary();
+}
+
 }  // namespace
 }  // namespace gpuwatch::store
