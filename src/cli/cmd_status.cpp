@@ -1,5 +1,6 @@
 // `gpuwatch status [--json]`: reads every GPU once and prints one table (or the JSON snapshot). The exit code
 // says how the node is: 0 healthy, 2 warning, 3 critical, 4 no GPU or no driver.
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -99,14 +100,18 @@ int run_status(const StatusArgs& args) {
   if (args.json) {
     std::cout << to_json_text(snapshot_to_json(*snap, options.detectors), 2) << "\n";
   } else {
-    const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+    const bool colour = terminal && std::getenv("NO_COLOR") == nullptr;
+    // Fitted to a terminal; piped output (scripts) keeps every column.
+    winsize size{};
+    const std::size_t width = terminal && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
     if (!snap->devices.empty()) {
-      std::cout << render_status_table(*snap, StatusTableStyle{colour}, options.detectors) << "\n";
+      std::cout << render_status_table(*snap, StatusTableStyle{colour, width}, options.detectors) << "\n";
       // The detectors on this one reading: what needs a window (trends, rates) cannot fire here.
       detect::Detection detection(detect::DetectionOptions{options.detectors});
       auto conditions = detection.evaluate(*snap);
       std::erase_if(conditions, [](const alerting::Condition& c) { return c.alertname == "Watchdog"; });
-      std::cout << render_status_alerts(conditions, StatusTableStyle{colour});
+      std::cout << render_status_alerts(conditions, StatusTableStyle{colour, width});
     }
   }
   const int code = exit_code_for(*snap, options.detectors);

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "alerting/silences_file.h"
 #include "agent/alerting_setup.h"
+#include "alerting/silences_file.h"
 
 namespace gpuwatch {
 namespace {

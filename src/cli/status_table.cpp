@@ -121,18 +121,27 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
 
   TextTable gpus({"GPU", "NAME", "UTIL", "MEMORY", "TEMP", "POWER", "SM CLOCK", "THROTTLE", "PCIE", "ECC c/u",
                   "HEALTH"});
+  // Every reason in full, under the table: a cell would cut them or hide all but the first.
+  std::string reasons;
   for (const auto& d : snap.devices) {
     const Health health = assess_health(d, settings);
-    std::string verdict = to_string(health.verdict);
-    if (!health.reasons.empty()) verdict += ": " + health.reasons.front();
-    if (health.reasons.size() > 1) verdict += " (+" + std::to_string(health.reasons.size() - 1) + " more)";
+    const std::string verdict = to_string(health.verdict);
+    for (const auto& reason : health.reasons) {
+      const std::string line = "GPU " + gpu_cell(d) + " " + verdict + ": " + reason;
+      const std::string_view colour = verdict_colour(health.verdict);
+      reasons += style.colour && !colour.empty() ? std::string(colour) + line + std::string(kReset) : line;
+      reasons += "\n";
+    }
     const bool lost = d.state == DeviceState::kLost;
     gpus.add({gpu_cell(d), d.identity.name, lost ? "-" : util_cell(d), lost ? "-" : memory_cell(d),
               lost ? "-" : temp_cell(d), lost ? "-" : power_cell(d), lost ? "-" : clock_cell(d),
               lost ? "-" : throttle_cell(d), lost ? "-" : pcie_cell(d), lost ? "-" : ecc_cell(d), verdict},
              verdict_colour(health.verdict));
   }
-  out += gpus.render(style.colour);
+  // On a narrow terminal the columns that say least about health go first.
+  static constexpr std::array<std::size_t, 6> kDropOrder = {6, 1, 8, 5, 2, 3};  // SM CLOCK, NAME, PCIE, ...
+  out += gpus.render(style.colour, style.width, kDropOrder);
+  if (!reasons.empty()) out += "\n" + reasons;
 
   TextTable procs({"GPU", "PID", "NAME", "TYPE", "MEMORY", "SM"});
   std::size_t process_count = 0;

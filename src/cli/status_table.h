@@ -1,6 +1,7 @@
 // The human view of one snapshot for `gpuwatch status`: a table of GPUs, then their processes.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 
@@ -11,7 +12,8 @@
 namespace gpuwatch {
 
 struct StatusTableStyle {
-  bool colour = false;  // ANSI colours (on a terminal, unless NO_COLOR is set)
+  bool colour = false;    // ANSI colours (on a terminal, unless NO_COLOR is set)
+  std::size_t width = 0;  // the terminal's columns: less telling columns are left out to fit; 0: no limit
 };
 
 // Each GPU's verdict is assess_health() with the detectors' settings, as the exit code.

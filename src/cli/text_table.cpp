@@ -14,21 +14,41 @@ void TextTable::add(std::vector<std::string> row, std::string_view colour) {
   colours_.back() = colour;
 }
 
-std::string TextTable::render(bool use_colour) const {
+std::string TextTable::render(bool use_colour, std::size_t max_width,
+                              std::span<const std::size_t> drop_order) const {
   std::vector<std::size_t> widths;
   for (const auto& row : rows_) {
     widths.resize(std::max(widths.size(), row.size()));
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::vector<bool> shown(widths.size(), true);
+  const auto total = [&] {
+    std::size_t sum = 0, columns = 0;
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      if (!shown[i]) continue;
+      sum += widths[i];
+      ++columns;
+    }
+    return sum + (columns > 0 ? 2 * (columns - 1) : 0);
+  };
+  for (const std::size_t column : drop_order) {
+    if (max_width == 0 || total() <= max_width) break;
+    if (column < shown.size()) shown[column] = false;
   }
   std::string out;
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const std::string_view colour =
         r == 0 ? terminal_colour::kBold : (r < colours_.size() ? colours_[r] : std::string_view{});
     if (use_colour && !colour.empty()) out += colour;
+    std::string line;
     for (std::size_t i = 0; i < rows_[r].size(); ++i) {
-      out += rows_[r][i];
-      if (i + 1 < rows_[r].size()) out.append(widths[i] - rows_[r][i].size() + 2, ' ');
+      if (!shown[i]) continue;
+      if (!line.empty()) line.append(2, ' ');
+      line += rows_[r][i];
+      line.append(widths[i] - rows_[r][i].size(), ' ');
     }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line;
     if (use_colour && !colour.empty()) out += terminal_colour::kReset;
     out += '\n';
   }

@@ -2,6 +2,7 @@
 // apart, the header in bold and a row in a colour of its own when colour is on.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,7 +19,10 @@ class TextTable {
   explicit TextTable(std::vector<std::string> header);
   // A row; `colour` (one of terminal_colour's) is used only when render is asked for colour.
   void add(std::vector<std::string> row, std::string_view colour = {});
-  std::string render(bool use_colour) const;
+  // Every column, or, with a `max_width` (a terminal's columns; 0: no limit), as many as fit: the columns
+  // named in `drop_order` are left out in that order until the table fits or none is left to drop.
+  std::string render(bool use_colour, std::size_t max_width = 0,
+                     std::span<const std::size_t> drop_order = {}) const;
 
  private:
   std::vector<std::vector<std::string>> rows_;
