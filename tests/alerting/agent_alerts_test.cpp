@@ -8,7 +8,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include "../cli/run_process.h"
@@ -34,14 +33,7 @@ const std::string kIncidents = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/in
 
 // The port an agent started with --listen 127.0.0.1:0 reports in its log; 0 when it exited or never said.
 int agent_port(test::BackgroundProcess& agent) {
-  const std::regex port_line(R"(\(port (\d+)\))");
-  for (int i = 0; i < 1000; ++i) {
-    std::smatch m;
-    const std::string log = agent.stderr_text();
-    if (std::regex_search(log, m, port_line)) return std::stoi(m[1]);
-    if (agent.wait_exit(std::chrono::milliseconds(20))) break;
-  }
-  return 0;
+  return test::wait_for_listening(agent, std::chrono::seconds(20)).port;
 }
 
 // Polls the agent's /api/v1/alerts (it runs in wall time) until alerts named `alertname` are listed (firing

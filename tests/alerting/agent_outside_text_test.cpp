@@ -8,7 +8,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include "../cli/run_process.h"
@@ -42,15 +41,9 @@ std::string scenario() {
          "    libraries: [/usr/lib/x86_64-linux-gnu/libcuda.so.470.57.02]\n";
 }
 
+// The port an agent started with --listen 127.0.0.1:0 reports in its log; 0 when it exited or never said.
 int agent_port(test::BackgroundProcess& agent) {
-  const std::regex port_line(R"(\(port (\d+)\))");
-  for (int i = 0; i < 1000; ++i) {
-    std::smatch m;
-    const std::string log = agent.stderr_text();
-    if (std::regex_search(log, m, port_line)) return std::stoi(m[1]);
-    if (agent.wait_exit(std::chrono::milliseconds(20))) break;
-  }
-  return 0;
+  return test::wait_for_listening(agent, std::chrono::seconds(20)).port;
 }
 
 bool names_the_process(const nlohmann::json& body) {

@@ -34,20 +34,9 @@ class Agent {
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600));
     process_ = std::make_unique<BackgroundProcess>(argv, env, cwd);
-    const std::regex port_line(R"(\(port (\d+)\))");
-    const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::smatch m;
-      const std::string log = process_->stderr_text();
-      if (std::regex_search(log, m, port_line)) {
-        port_ = std::stoi(m[1]);
-        return;
-      }
-      if (auto code = process_->wait_exit(std::chrono::milliseconds(20))) {
-        exit_code_ = code;
-        return;
-      }
-    }
+    const AgentListening listening = wait_for_listening(*process_, kStartupLimit);
+    port_ = listening.port;
+    exit_code_ = listening.exit_code;
   }
   int port() const { return port_; }
   std::optional<int> early_exit() const { return exit_code_; }

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -124,6 +125,22 @@ std::optional<int> BackgroundProcess::wait_exit(std::chrono::milliseconds timeou
 
 std::string BackgroundProcess::stderr_text() const {
   return slurp(stderr_path_);
+}
+
+AgentListening wait_for_listening(BackgroundProcess& agent, std::chrono::milliseconds limit) {
+  const std::regex port_line(R"(\(port (\d+)\))");
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  AgentListening out;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::smatch m;
+    const std::string log = agent.stderr_text();
+    if (std::regex_search(log, m, port_line)) {
+      out.port = std::stoi(m[1]);
+      return out;
+    }
+    if ((out.exit_code = agent.wait_exit(std::chrono::milliseconds(20)))) return out;
+  }
+  return out;
 }
 
 }  // namespace gpuwatch::test

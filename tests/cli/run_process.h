@@ -46,4 +46,12 @@ class BackgroundProcess {
   std::string stderr_path_;
 };
 
+// How an agent started with `--listen 127.0.0.1:0` came up: the port its log names ("(port N)"), or 0 with
+// its exit code when it exited first (neither when `limit` passed).
+struct AgentListening {
+  int port = 0;
+  std::optional<int> exit_code;
+};
+AgentListening wait_for_listening(BackgroundProcess& agent, std::chrono::milliseconds limit);
+
 }  // namespace gpuwatch::test

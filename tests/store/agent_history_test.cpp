@@ -46,14 +46,7 @@ class Agent {
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr)));
     process_ = std::make_unique<BackgroundProcess>(argv, env);
-    const std::regex port_line(R"(\(port (\d+)\))");
-    const auto deadline = std::chrono::steady_clock::now() + kLimit;
-    while (std::chrono::steady_clock::now() < deadline && port_ == 0) {
-      std::smatch m;
-      const std::string log = process_->stderr_text();
-      if (std::regex_search(log, m, port_line)) port_ = std::stoi(m[1]);
-      if (process_->wait_exit(std::chrono::milliseconds(20))) break;
-    }
+    port_ = wait_for_listening(*process_, kLimit).port;
   }
   int port() const { return port_; }
   BackgroundProcess& process() { return *process_; }
