@@ -9,6 +9,7 @@
 #include "query/api_params.h"
 #include "query/memory_series_source.h"
 #include "query/query_api.h"
+#include "route_call.h"
 
 namespace gpuwatch::query {
 namespace {
@@ -28,17 +29,7 @@ class QueryApiTest : public ::testing::Test {
   }
 
   HttpReply call(const std::string& path, std::multimap<std::string, std::string> params) const {
-    for (const auto& r : routes_) {
-      if (r.pattern == path) {
-        HttpRequest req;
-        req.method = "GET";
-        req.path = path;
-        req.params = std::move(params);
-        return r.handle(req);
-      }
-    }
-    ADD_FAILURE() << "no route " << path;
-    return {};
+    return call_route(routes_, "GET", path, std::move(params));
   }
 
   // The error message of a refused query, after checking Prometheus's error shape.

@@ -12,6 +12,7 @@
 #include "query/memory_series_source.h"
 #include "query/query_api.h"
 #include "query/query_error.h"
+#include "route_call.h"
 
 namespace gpuwatch::query {
 namespace {
@@ -20,17 +21,7 @@ using nlohmann::json;
 
 HttpReply call(const std::vector<HttpRoute>& routes, const std::string& path,
                std::multimap<std::string, std::string> params) {
-  for (const auto& r : routes) {
-    if (r.pattern == path) {
-      HttpRequest req;
-      req.method = "POST";
-      req.path = path;
-      req.params = std::move(params);
-      return r.handle(req);
-    }
-  }
-  ADD_FAILURE() << "no route " << path;
-  return {};
+  return call_route(routes, "POST", path, std::move(params));
 }
 
 std::shared_ptr<MemorySeriesSource> gpus(int count) {
