@@ -153,7 +153,10 @@ TEST(AgentPipeline, AReloadCarriesTheKernelLogOn) {
   AgentOptions reloaded = agent.options();
   reloaded.interval = 50ms;
   agent.reload(reloaded);
-  std::this_thread::sleep_for(500ms);  // ten ticks of the new collector
+  // Ten ticks of the new collector (its own count starts again), each with a host reading.
+  for (int i = 0; i < 200 && !(agent.latest() && agent.latest()->ticks >= 10); ++i)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_GE(agent.latest()->ticks, 10U);
   EXPECT_EQ(records(), 2U) << "the count goes on from the replaced collector's";
   EXPECT_EQ(xids(), 1U);
   EXPECT_EQ(host()->kernel_events_read, 1U);
