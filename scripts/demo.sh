@@ -15,12 +15,22 @@ sysfs_root="$build/demo-sys"
 [ -e "$sim" ] || { echo "demo: the simulator $sim is missing: run make build" >&2; exit 1; }
 
 # Every process that loads the simulator with the same epoch, scale and scenario sees the same GPUs at the
-# same moment: the agent and the `status` calls below agree.
+# same moment: the agent and the `status` calls below agree. The scale speeds up the scenario's script only:
+# the simulated GPUs, the agent's history and its alerts keep to the wall clock.
 export GPUWATCH_SIM_EPOCH=$(date +%s)
 export GPUWATCH_SIM_TIME_SCALE=$scale
-# The simulator keeps the node's kernel log (XID lines with pid and process, AER, driver messages) here.
-data_dir="${DEMO_DATA_DIR:-./data}"
+# A fresh history each run, unless DEMO_DATA_DIR names one to keep.
+if [ -n "${DEMO_DATA_DIR:-}" ]; then
+  data_dir=$DEMO_DATA_DIR
+  if [ -n "$(ls -A "$data_dir" 2>/dev/null)" ]; then
+    echo "demo: keeping the history already in $data_dir (new samples are added after it; remove the folder to start clean)"
+  fi
+else
+  data_dir="$build/demo-data"
+  rm -rf "$data_dir"
+fi
 mkdir -p "$data_dir"
+# The simulator keeps the node's kernel log (XID lines with pid and process, AER, driver messages) here.
 export GPUWATCH_SIM_KMSG="$data_dir/demo-kmsg"
 : > "$GPUWATCH_SIM_KMSG"
 common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG"
@@ -44,7 +54,8 @@ done
 cat <<TEXT
 
 gpuwatch is running on a simulated node: $scenario
-(scenario time runs ${scale}x faster than the clock, so its faults unfold within minutes)
+(its script plays ${scale}x faster than the clock, so its faults unfold within minutes; the GPUs' readings,
+ the history and the alerts keep to the wall clock; history: $data_dir)
 
   metrics (Prometheus text)      curl -s $url/metrics
   metrics (OpenMetrics)          curl -s -H 'Accept: application/openmetrics-text' $url/metrics
@@ -55,8 +66,8 @@ gpuwatch is running on a simulated node: $scenario
   alerts (Prometheus format)     curl -s $url/api/v1/alerts      or   $gpuwatch alerts --url $url
   a runbook                      curl -s $url/runbooks/GpuLost
   other game days                make demo DEMO_SCENARIO=scenarios/pcie-contention-4xh200.yaml  (see scenarios/)
-  history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --url $url \\
-                                   --start $GPUWATCH_SIM_EPOCH --end \$((\$(date +%s) * $scale - $GPUWATCH_SIM_EPOCH * $((scale - 1)))) --step 10s
+  history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --url $url --since 10m
+                                 promtool query instant $url 'gpu_temperature_celsius' 
   Grafana                        add a Prometheus data source with URL $url
   status table                   GPUWATCH_SIM_EPOCH=$GPUWATCH_SIM_EPOCH GPUWATCH_SIM_TIME_SCALE=$scale \\
                                    $gpuwatch status ${common[*]}
@@ -73,14 +84,12 @@ curl -fsS "$url/metrics" | grep -E '^gpu_(up|utilization_ratio|power_watts|tempe
 echo
 if [ -n "${DEMO_SECONDS:-}" ]; then
   sleep "$DEMO_SECONDS"
-  echo "--- gpuwatch status after ${DEMO_SECONDS}s (scenario time +$((DEMO_SECONDS * scale))s) ---"
+  echo "--- gpuwatch status after ${DEMO_SECONDS}s (the scenario's minute $((DEMO_SECONDS * scale / 60))) ---"
   "$gpuwatch" status "${common[@]}" || true
   echo "--- gpuwatch alerts after ${DEMO_SECONDS}s ---"
   "$gpuwatch" alerts --url "$url" || true
   echo "--- GPU 0's temperature over the demo, from the agent's history ---"
-  # Scenario time runs ${scale}x faster than the clock, and the history is stamped with it.
-  "$gpuwatch" query 'gpu_temperature_celsius{gpu="0"}' --url "$url" --start "$GPUWATCH_SIM_EPOCH" \
-    --end "$((GPUWATCH_SIM_EPOCH + DEMO_SECONDS * scale))" --step 5s || true
+  "$gpuwatch" query 'gpu_temperature_celsius{gpu="0"}' --url "$url" --start "$GPUWATCH_SIM_EPOCH" --step 5s || true
 else
   echo "Press Ctrl-C to stop the agent."
   wait $agent

@@ -104,7 +104,7 @@ void compute(nvmlGpmMetric_t& metric, const Counters& a, const Counters& b, doub
 nvmlReturn_t take_sample(nvmlDevice_t device, int gpu_instance_id, nvmlGpmSample_t sample) {
   return on_gpu(device, [&](const Call& c) -> nvmlReturn_t {
     if (!c.device().model->gpm) return NVML_ERROR_NOT_SUPPORTED;
-    GpmSampleState state{true, c.gpu, -1, c.t, c.reading().counters};
+    GpmSampleState state{true, c.gpu, -1, c.t, c.unix, c.reading().counters};
     if (gpu_instance_id >= 0) {
       if (!c.device().mig_enabled) return NVML_ERROR_NOT_SUPPORTED;
       for (std::size_t i = 0; i < c.instances().size(); ++i)
@@ -156,7 +156,7 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t* request) {
     if (const nvmlReturn_t r = sim().gpm_load(request->sample2, second); r != NVML_SUCCESS) return r;
     if (!first.taken || !second.taken || first.gpu != second.gpu || first.gpu_instance != second.gpu_instance)
       return NVML_ERROR_INVALID_ARGUMENT;
-    const double dt = second.t - first.t;
+    const double dt = second.unix - first.unix;
     if (dt < kMinSampleGap) return NVML_ERROR_INVALID_ARGUMENT;
     const auto node = sim().node();
     if (!node) return NVML_ERROR_UNINITIALIZED;

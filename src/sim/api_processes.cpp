@@ -108,7 +108,7 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
     if (c.mig >= 0 || c.device().mig_enabled) return NVML_ERROR_NOT_SUPPORTED;
     const ProcessModel& pm = c.node->processes;
     const double sample_t = std::floor(c.t);
-    const auto stamp = static_cast<unsigned long long>(std::llround((c.unix - c.t + sample_t) * 1e6));
+    const auto stamp = static_cast<unsigned long long>(std::llround(c.unix_at(sample_t) * 1e6));
     std::vector<nvmlProcessUtilizationSample_t> found;
     if (stamp > last_seen) {
       const GpuReading r = c.node->gpus[c.gpu]->read(sample_t);

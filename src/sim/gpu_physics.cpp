@@ -90,6 +90,15 @@ void GpuPhysics::advance(Counters& c, const Step& s, double dt) {
   c.nvlink_rx_kib += s.nvlink_kibs * 0.97 * dt;
 }
 
+Counters per_wall_seconds(Counters c, double wall_per_second) {
+  if (wall_per_second == 1) return c;
+  for (double* integral : {&c.energy_mj, &c.violation_power_ns, &c.violation_thermal_ns, &c.sm_pct_s,
+                           &c.occupancy_pct_s, &c.tensor_pct_s, &c.dram_pct_s, &c.pcie_tx_bytes,
+                           &c.pcie_rx_bytes, &c.nvlink_tx_kib, &c.nvlink_rx_kib})
+    *integral *= wall_per_second;
+  return c;
+}
+
 Counters GpuPhysics::counters_at_step(std::int64_t k) const {
   std::lock_guard lock(cache_mutex_);
   if (checkpoints_.empty()) {

@@ -44,6 +44,11 @@ struct GpuReading {
   Counters counters;
 };
 
+// The counters of a reading as integrals over wall seconds, when each scenario second took wall_per_second
+// of them (scaled mode plays the script faster than the clock; the energy a GPU used still grows per wall
+// second). The temperature is a level, not an integral, and is kept.
+Counters per_wall_seconds(Counters c, double wall_per_second);
+
 class GpuPhysics {
  public:
   GpuPhysics(const Scenario& scenario, const ProcessModel& processes, const FaultEffects& faults,

@@ -118,19 +118,19 @@ std::vector<Record> records(const Node& node, double t) {
 
 }  // namespace
 
-std::string kernel_log_text(const Node& node, double t) {
+std::string kernel_log_text(const Node& node, double t, double wall_per_second) {
   std::string text;
   std::uint64_t seq = 1;
   for (const auto& r : records(node, t)) {
-    const auto usec = static_cast<long long>(std::llround((r.t + kBootBeforeStart) * 1e6));
+    const auto usec = static_cast<long long>(std::llround((r.t * wall_per_second + kBootBeforeStart) * 1e6));
     text += std::to_string(r.priority) + "," + std::to_string(seq++) + "," + std::to_string(usec) + ",-;" +
             r.text + "\n";
   }
   return text;
 }
 
-bool write_kernel_log(const std::string& path, const Node& node, double t) {
-  const std::string text = kernel_log_text(node, t);
+bool write_kernel_log(const std::string& path, const Node& node, double t, double wall_per_second) {
+  const std::string text = kernel_log_text(node, t, wall_per_second);
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && size == text.size()) return true;

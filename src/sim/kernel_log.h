@@ -11,10 +11,11 @@
 
 namespace gpuwatch::sim {
 
-std::string kernel_log_text(const Node& node, double t);
+// Record times (microseconds since boot) count wall seconds: wall_per_second of them per scenario second.
+std::string kernel_log_text(const Node& node, double t, double wall_per_second = 1);
 
 // Brings the file at `path` up to the log at scenario time t by appending what it lacks (a reader that keeps
 // the file open sees only new records); rewrites it when it holds something else.
-bool write_kernel_log(const std::string& path, const Node& node, double t);
+bool write_kernel_log(const std::string& path, const Node& node, double t, double wall_per_second = 1);
 
 }  // namespace gpuwatch::sim

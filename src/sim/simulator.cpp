@@ -136,9 +136,28 @@ std::shared_ptr<const Node> Simulator::node_at(double& elapsed) {
 nvmlReturn_t Simulator::write_kernel_log(const std::string& path) {
   std::lock_guard lock(kernel_log_mutex_);
   double t = 0;
-  const auto node = node_at(t);
+  double wall_per_second = 1;
+  std::shared_ptr<const Node> node;
+  {
+    std::lock_guard state(mutex_);
+    t = elapsed_locked();
+    wall_per_second = wall_per_second_locked();
+    if (init_count_ > 0) node = node_;
+  }
   if (!node) return NVML_ERROR_UNINITIALIZED;
-  return sim::write_kernel_log(path, *node, t) ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
+  return sim::write_kernel_log(path, *node, t, wall_per_second) ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
+}
+
+void Simulator::stamp_locked(Call& call) const {
+  call.t = elapsed_locked();
+  call.wall_per_second = wall_per_second_locked();
+  call.unix = unix_locked(call.t);
+}
+
+GpuReading Call::reading() const {
+  GpuReading r = node->gpus[gpu]->read(t);
+  r.counters = per_wall_seconds(r.counters, wall_per_second);
+  return r;
 }
 
 double Simulator::elapsed_locked() const {
@@ -166,8 +185,7 @@ nvmlReturn_t Simulator::enter_system(Call& call) {
   for (auto end = node_->faults.hang_end(-1, elapsed_locked()); end;
        end = node_->faults.hang_end(-1, elapsed_locked()))
     if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
-  call.t = elapsed_locked();
-  call.unix = start_unix_ + call.t;
+  stamp_locked(call);
   call.handle_generation = handle_generation_locked(call.t);
   return driver_answer_locked();
 }
@@ -189,8 +207,7 @@ nvmlReturn_t Simulator::enter(nvmlDevice_t device, Call& call) {
   for (auto end = node_->faults.hang_end(gpu, elapsed_locked()); end;
        end = node_->faults.hang_end(gpu, elapsed_locked()))
     if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
-  call.t = elapsed_locked();
-  call.unix = start_unix_ + call.t;
+  stamp_locked(call);
   if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   // A handle from before a driver reload names a device of the old driver: stale, like one from an earlier
   // init. A MIG handle also names one layout of the GPU's instances (kMigSlots slots per layout).
@@ -230,7 +247,7 @@ nvmlReturn_t Simulator::driver_answer_locked() const {
 nvmlReturn_t Simulator::get_time(double& unix_seconds) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
-  unix_seconds = start_unix_ + elapsed_locked();
+  unix_seconds = unix_locked(elapsed_locked());
   return NVML_SUCCESS;
 }
 

@@ -39,13 +39,21 @@ struct Call {
   int mig = -1;            // MIG instance index for a MIG handle
   unsigned mig_epoch = 0;  // MIG reconfigurations of the GPU so far
   double t = 0;            // scenario seconds since start
-  double unix = 0;         // scenario time as Unix seconds
+  double unix = 0;         // the moment of the call as Unix seconds (see wall_per_second)
+  // Wall seconds per scenario second: 1 in lockstep, 1 / time scale in scaled mode. Scaled mode plays the
+  // scenario's script faster (or slower) than the clock, but the simulated GPUs live on the wall clock: the
+  // times they report are wall times and their counters (energy, throttle time, traffic) grow per wall
+  // second.
+  double wall_per_second = 1;
   const DeviceSpec& device() const { return node->scenario.devices[gpu]; }
   // The GPU's MIG instances at this call's time (a mig_reconfigure fault changes them).
   const std::vector<MigInstance>& instances() const { return node->faults.mig_instances(gpu, t); }
-  GpuReading reading() const { return node->gpus[gpu]->read(t); }
+  // The GPU's reading at this call's time, its counters integrated over wall seconds.
+  GpuReading reading() const;
   std::uint64_t seed() const { return node->scenario.node.seed; }
   long long micros() const { return static_cast<long long>(unix * 1e6); }
+  // Unix seconds of an earlier scenario time of the same run.
+  double unix_at(double scenario_t) const { return unix - (t - scenario_t) * wall_per_second; }
 };
 
 struct EventSetState {
@@ -61,7 +69,8 @@ struct GpmSampleState {
   bool taken = false;
   unsigned gpu = 0;
   int gpu_instance = -1;
-  double t = 0;
+  double t = 0;     // scenario time of the sample
+  double unix = 0;  // and its wall time: GPM averages divide by wall seconds, like the counters
   Counters counters;
 };
 
@@ -105,6 +114,10 @@ class Simulator {
  private:
   Simulator();
   double elapsed_locked() const;
+  double wall_per_second_locked() const { return lockstep_ ? 1.0 : 1.0 / time_scale_; }
+  double unix_locked(double t) const { return start_unix_ + t * wall_per_second_locked(); }
+  // Fills the call's times from the current scenario time.
+  void stamp_locked(Call& call) const;
   // Blocks (releasing the lock) until scenario time reaches `until` or the init generation changes.
   bool wait_until_locked(std::unique_lock<std::mutex>& lock, double until, std::uint32_t generation);
   std::uint32_t id_locked();

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <map>
 
+#include <spdlog/spdlog.h>
+
 #include "core/metric_catalogue.h"
 #include "exposition/catalogue_family.h"
 #include "exposition/native_metrics.h"
@@ -41,6 +43,24 @@ void SnapshotHistory::append(const Snapshot& snapshot, std::span<const Family> p
   std::string key;
   for (const auto& family : native_families(snapshot)) append_family(family, t, key);
   for (const auto& family : published) append_family(family, t, key);
+  warn_about_refusals(t);
+}
+
+void SnapshotHistory::note_refusal(std::string problem) {
+  if (refused_since_warning_++ == 0) refusal_example_ = std::move(problem);
+}
+
+void SnapshotHistory::warn_about_refusals(std::int64_t now_ms) {
+  if (refused_since_warning_ == 0 || (warned_at_ms_ != INT64_MIN && now_ms - warned_at_ms_ < kCacheMs))
+    return;
+  spdlog::warn(
+      "history: refused {} sample(s) since the last warning, e.g. {}. They are not kept; "
+      "gpuwatch_store_samples_rejected_total counts them by reason (out_of_order: the store already holds "
+      "newer samples of the series, as after a run whose clock was ahead of this one)",
+      refused_since_warning_, refusal_example_);
+  refused_since_warning_ = 0;
+  refusal_example_.clear();
+  warned_at_ms_ = now_ms;
 }
 
 void SnapshotHistory::append_family(const Family& family, std::int64_t t, std::string& key) {
@@ -71,14 +91,15 @@ void SnapshotHistory::append_family(const Family& family, std::int64_t t, std::s
     const std::int64_t read_t = series.read_ms > 0 ? std::min(series.read_ms, t) : t;
     if (known.admitted) {
       if (read_t <= known.stored_read_ms) continue;  // carried, not read again: already stored
-      store_->append(known.labels, read_t,
-                     series.value);  // a refusal (time going back) is counted by the store
+      if (auto problem = store_->append(known.labels, read_t, series.value); !problem.empty())
+        note_refusal(std::move(problem));  // counted by the store too, by reason
       known.stored_read_ms = read_t;
     } else {
       aggregates[known.aggregate] += series.value;
     }
   }
-  for (const auto& [agg, value] : aggregates) store_->append(agg, t, value);
+  for (const auto& [agg, value] : aggregates)
+    if (auto problem = store_->append(agg, t, value); !problem.empty()) note_refusal(std::move(problem));
 }
 
 std::vector<Family> SnapshotHistory::health_families() const {

@@ -54,6 +54,12 @@ class SnapshotHistory {
   ProcessSeriesCap cap_;
   std::unordered_map<std::string, Known> known_;
   std::int64_t cleared_at_ms_ = 0;
+  // Refusals are said in the log (at most once a minute, with how many and one example), never only counted.
+  std::uint64_t refused_since_warning_ = 0;
+  std::string refusal_example_;
+  std::int64_t warned_at_ms_ = INT64_MIN;
+  void note_refusal(std::string problem);         // under mu_
+  void warn_about_refusals(std::int64_t now_ms);  // under mu_
 };
 
 // The clock domain recorded with history: "wall", or "sim:<scenario file name without .yaml>".

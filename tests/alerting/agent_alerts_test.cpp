@@ -212,7 +212,8 @@ TEST(AgentStandalone, MaintenanceWindowFromConfigMutesTheAlert) {
 
 // Shared PCIe contention needs the topology from sysfs: `gpuwatch sim sysfs-tree` lays out the scenario's
 // switches, and the agent pointed at it with --sysfs-root raises GpuPcieContention for switch A's uplink.
-// Scenario time runs 30x faster than the clock, from just before the job arriving on GPU1 at 300 s.
+// The scenario's script plays 30x faster than the clock, from just before the job arriving on GPU1 at 300 s;
+// the alert's `for` counts wall time, so it is cut to 10 s here.
 TEST(AgentPcieContention, TheAgentReadsTheTopologyAndAlerts) {
   const auto dir = fs::temp_directory_path() / ("gpuwatch-pcie-" + std::to_string(::getpid()));
   const std::string scenario = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/pcie-contention-4xh200.yaml";
@@ -229,10 +230,10 @@ TEST(AgentPcieContention, TheAgentReadsTheTopologyAndAlerts) {
 
   const std::map<std::string, std::string> env{
       {"GPUWATCH_SIM_TIME_SCALE", "30"}, {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 8)}};
-  test::BackgroundProcess agent(
-      {kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", scenario, "--sysfs-root", sys, "--kmsg",
-       "", "--interval", "2s", "--data-dir", (dir / "data").string()},
-      env);
+  test::BackgroundProcess agent({kBinary, "agent", "--listen", "127.0.0.1:0", "--sim-scenario", scenario,
+                                 "--sysfs-root", sys, "--kmsg", "", "--interval", "2s", "--data-dir",
+                                 (dir / "data").string(), "--detect.pcie-contention.for-duration", "10s"},
+                                env);
   const int port = agent_port(agent);
   ASSERT_NE(port, 0) << agent.stderr_text();
   const auto [all, alerts] = wait_for_alerts(port, "GpuPcieContention", true);

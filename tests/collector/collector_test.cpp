@@ -265,6 +265,7 @@ faults:
   - {type: xid, gpu: 0, at: 2s, code: 79}
 )");
   setenv("GPUWATCH_SIM_MODE", "scaled", 1);
+  unsetenv("GPUWATCH_SIM_EPOCH");  // scenario second 0 is now
   CollectorOptions o = sim_options();
   o.interval = std::chrono::seconds(30);
   Collector c(o);

@@ -73,12 +73,38 @@ TEST(Determinism, ScaledModeRunsFromASharedEpoch) {
   ASSERT_EQ(lib.api.nvmlInit_v2(), NVML_SUCCESS) << lib.last_error();
   double t = 0;
   ASSERT_EQ(lib.api.gpuwatchSimGetTime(&t), NVML_SUCCESS);
-  EXPECT_GE(t, 1735689600.0 + 6000) << "100 s of wall time at 60x";
-  EXPECT_LT(t, 1735689600.0 + 6000 + 60 * 30);
+  // 100 s of wall time at 60x is scenario second 6000; the GPUs report wall time, start + 6000 / 60.
+  EXPECT_GE(t, 1735689600.0 + 100) << "100 s of wall time at 60x";
+  EXPECT_LT(t, 1735689600.0 + 100 + 30);
   int lockstep = 1;
   ASSERT_EQ(lib.api.gpuwatchSimIsLockstep(&lockstep), NVML_SUCCESS);
   EXPECT_EQ(lockstep, 0);
   EXPECT_EQ(lib.api.gpuwatchSimSetTime(t + 10), NVML_ERROR_NOT_SUPPORTED);
+}
+
+// Scaled mode plays the script faster, but the GPUs' counters grow per wall second: at 60x, the energy used
+// by scenario second 6000 is what lockstep reports there, over 60 (what 100 wall seconds at that power use).
+TEST(Determinism, ScaledModeCountsEnergyAndThrottleTimePerWallSecond) {
+  const auto copy =
+      std::filesystem::temp_directory_path() / ("nvml-sim-scaled-" + std::to_string(::getpid()) + ".so");
+  SimLibrary lockstep(scenario_path("tests/faults.yaml"));
+  lockstep.init();
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  ::setenv("GPUWATCH_SIM_EPOCH", std::to_string(now - 100).c_str(), 1);
+  ::setenv("GPUWATCH_SIM_TIME_SCALE", "60", 1);
+  SimLibrary scaled(scenario_path("tests/faults.yaml"), copy.string());
+  ::setenv("GPUWATCH_SIM_MODE", "scaled", 1);
+  scaled.init();
+  const Snapshot fast = read(scaled, 0);
+  lockstep.at(6000);
+  const Snapshot slow = read(lockstep, 0);
+  ASSERT_GT(slow.energy, 0ULL);
+  // Within the few scenario seconds between the two reads (60 per wall second).
+  EXPECT_NEAR(static_cast<double>(fast.energy), static_cast<double>(slow.energy) / 60,
+              static_cast<double>(slow.energy) / 60 * 0.02);
+  EXPECT_LE(fast.thermal.violationTime, slow.thermal.violationTime / 60 + 2'000'000'000ULL);
+  std::filesystem::remove(copy);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,6 +50,9 @@ class SimLibrary {
   // Loads `library` (a private copy when `copy_to` is given, so two instances live in one process).
   explicit SimLibrary(const std::string& scenario, const std::string& copy_to = "") {
     ::setenv("GPUWATCH_SIM_MODE", "lockstep", 1);
+    // Lockstep never runs past the wall clock (when gpuwatch's clock drives it): start a week back, unless
+    // the test chose its epoch.
+    ::setenv("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 7 * 86400).c_str(), 0);
     if (scenario.empty())
       ::unsetenv("GPUWATCH_SIM_SCENARIO");
     else

@@ -1,7 +1,8 @@
 // The scenario clock of libnvml-sim, read through its gpuwatchSim* entry points. In lockstep mode the agent
 // drives scenario time: sleep_until_ms moves it to the target and returns at once, so tests run as fast as
-// the machine allows and are deterministic. In scaled mode scenario time runs by itself (faster or slower
-// than real time) and sleep_until_ms waits the wall time that takes.
+// the machine allows and are deterministic, up to the wall clock, which it never passes (a run that starts
+// in the past catches up with now, then follows the clock). In scaled mode the simulator reports wall time
+// (its script runs faster or slower than the clock, its GPUs do not) and sleep_until_ms waits it out.
 #pragma once
 
 #include <condition_variable>
