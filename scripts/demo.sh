@@ -23,12 +23,12 @@ data_dir="${DEMO_DATA_DIR:-./data}"
 mkdir -p "$data_dir"
 export GPUWATCH_SIM_KMSG="$data_dir/demo-kmsg"
 : > "$GPUWATCH_SIM_KMSG"
-common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG"
-        --sysfs-root "$sysfs_root")
+simulator=(--nvml-library "$sim" --sim-scenario "$scenario")
+common=("${simulator[@]}" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG" --sysfs-root "$sysfs_root")
 
 # The scenario's processes as /proc shows them, and its PCIe topology (which GPUs share a switch) as /sys does.
-"$gpuwatch" sim proc-tree "${common[@]}" >/dev/null
-"$gpuwatch" sim sysfs-tree "${common[@]}" >/dev/null
+"$gpuwatch" sim proc-tree "${simulator[@]}" --proc-root "$proc_root" >/dev/null
+"$gpuwatch" sim sysfs-tree "${simulator[@]}" --sysfs-root "$sysfs_root" >/dev/null
 
 "$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "$data_dir" --runbook-dir docs/runbooks &
 agent=$!
