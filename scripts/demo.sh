@@ -33,12 +33,12 @@ mkdir -p "$data_dir"
 # The simulator keeps the node's kernel log (XID lines with pid and process, AER, driver messages) here.
 export GPUWATCH_SIM_KMSG="$data_dir/demo-kmsg"
 : > "$GPUWATCH_SIM_KMSG"
-common=(--nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG"
-        --sysfs-root "$sysfs_root")
+simulator=(--nvml-library "$sim" --sim-scenario "$scenario")
+common=("${simulator[@]}" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG" --sysfs-root "$sysfs_root")
 
 # The scenario's processes as /proc shows them, and its PCIe topology (which GPUs share a switch) as /sys does.
-"$gpuwatch" sim proc-tree "${common[@]}" >/dev/null
-"$gpuwatch" sim sysfs-tree "${common[@]}" >/dev/null
+"$gpuwatch" sim proc-tree "${simulator[@]}" --proc-root "$proc_root" >/dev/null
+"$gpuwatch" sim sysfs-tree "${simulator[@]}" --sysfs-root "$sysfs_root" >/dev/null
 
 "$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "$data_dir" --runbook-dir docs/runbooks &
 agent=$!

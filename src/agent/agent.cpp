@@ -7,6 +7,7 @@
 
 #include "agent/alerting_setup.h"
 #include "agent/detection_sink.h"
+#include "agent/external_url.h"
 #include "agent/history_sink.h"
 #include "agent/published_families.h"
 #include "agent/running_collector.h"
@@ -85,11 +86,18 @@ HttpServerOptions server_options(const AgentOptions& options,
 }  // namespace
 
 Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> extra_sinks)
-    : options_(std::move(options)), current_(std::make_shared<CurrentCollector>()) {
+    : options_(std::move(options)),
+      listener_(std::make_unique<BoundListener>(HttpServer::bind(options_.listen))),
+      port_(listener_->address.port),
+      address_(format_listen_address(listener_->address)),
+      external_url_(options_.external_url.empty()
+                        ? default_external_url(listener_->address, options_.hostname)
+                        : options_.external_url),
+      current_(std::make_shared<CurrentCollector>()) {
   // The alert engine's clock is the collector's (scenario time on the simulator).
   std::string error;
   alerts_ = make_alerting(
-      options_,
+      options_, external_url_,
       [current = current_] {
         const auto latest = current->latest();
         return latest ? latest->timestamp_ms : 0;
@@ -133,13 +141,11 @@ SnapshotCallback publish_to(const std::shared_ptr<SinkSet>& sinks) {
 }  // namespace
 
 void Agent::start() {
+  if (!listener_) throw std::logic_error("Agent::start called twice");
   started_ = true;
   current_->running.store(std::make_shared<RunningCollector>(options_, publish_to(sinks_)));
-  server_->start();
-}
-
-int Agent::port() const {
-  return server_->port();
+  auto listener = std::move(listener_);
+  server_->start(std::move(*listener));
 }
 
 void Agent::reload(AgentOptions reloaded) {

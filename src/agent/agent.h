@@ -22,6 +22,7 @@
 namespace gpuwatch {
 
 class HttpServer;
+struct BoundListener;
 class SinkSet;
 class PublishedState;
 namespace alerting {
@@ -43,17 +44,24 @@ class AgentSetupError : public std::runtime_error {
 
 class Agent {
  public:
-  // Builds every part; nothing runs yet. extra_sinks get every snapshot after history and detection.
-  // Throws AgentSetupError.
+  // Builds every part and binds the listen address (so that the alerts' links and the log can name the port
+  // the system picks for port 0); nothing runs yet. extra_sinks get every snapshot after history and
+  // detection. Throws AgentSetupError, or std::runtime_error naming the address when it cannot bind
+  // (std::invalid_argument for a malformed one).
   explicit Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> extra_sinks = {});
   ~Agent();  // stop()
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
-  // Starts the sinks, collecting (the first tick at once) and serving. Throws std::runtime_error naming the
-  // address when it cannot serve (std::invalid_argument for a malformed one).
+  // Starts the sinks, collecting (the first tick at once) and serving. Throws std::runtime_error when the
+  // server cannot start.
   void start();
-  int port() const;  // the bound port once started
+  int port() const { return port_; }  // the bound port: the one the system picked for port 0
+  // The address served, with the bound port ("127.0.0.1:41234" for a listen of 127.0.0.1:0).
+  const std::string& address() const { return address_; }
+  // How users reach the agent, as the alerts' links name it: external_url, or the default for the bound
+  // address.
+  const std::string& external_url() const { return external_url_; }
 
   // Applies a reloaded configuration: log level, naming, and the collection settings (interval, deadline,
   // hostname: a new collector, the sinks stay). Settings marked restart-only keep their running values, with
@@ -73,6 +81,10 @@ class Agent {
   struct CurrentCollector;
 
   AgentOptions options_;
+  std::unique_ptr<BoundListener> listener_;  // bound at construction, served from start()
+  int port_ = 0;
+  std::string address_;
+  std::string external_url_;
   std::shared_ptr<CurrentCollector> current_;
   std::shared_ptr<alerting::AlertingService> alerts_;
   std::shared_ptr<store::RetryingHistory> history_;

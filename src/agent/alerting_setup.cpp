@@ -7,7 +7,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "agent/external_url.h"
 #include "alerting/silences_file.h"
 #include "core/file_io.h"
 
@@ -38,6 +37,7 @@ std::string read_api_token(const std::string& path, std::string& error) {
 }
 
 std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& options,
+                                                         const std::string& external_url,
                                                          std::function<std::int64_t()> now,
                                                          std::string& error) {
   alerting::AlertingOptions a;
@@ -49,8 +49,7 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
     a.engine.extra_labels[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
-  a.external_url = options.external_url.empty() ? default_external_url(options.listen, options.hostname)
-                                                : options.external_url;
+  a.external_url = external_url;
   a.engine.runbook_url_prefix = a.external_url + "/runbooks/";
   a.alertmanager_url = options.alertmanager_url;
   a.webhook_url = options.alert_webhook_url;

@@ -15,11 +15,13 @@ namespace gpuwatch {
 // the file cannot be read or holds no token.
 std::string read_api_token(const std::string& path, std::string& error);
 
-// Null with `error` set when a URL is malformed. A token file or a
+// `external_url` is how users reach the agent, for the alerts' links (the agent's external_url, or the
+// default for the address it bound). Null with `error` set when a URL is malformed. A token file or a
 // maintenance-window file that cannot be used degrades only its part: each problem is logged, mutations are
 // refused with the reason, and the windows concerned are left out (gpuwatch_silences_load_errors counts
 // them).
 std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& options,
+                                                         const std::string& external_url,
                                                          std::function<std::int64_t()> now,
                                                          std::string& error);
 

@@ -2,10 +2,7 @@
 
 #include <unistd.h>
 
-#include <stdexcept>
-
 #include "core/utf8.h"
-#include "http/listen_address.h"
 
 namespace gpuwatch {
 namespace {
@@ -18,20 +15,10 @@ std::string machine_hostname() {
 
 }  // namespace
 
-std::string default_external_url(const std::string& listen, const std::string& hostname) {
-  ListenAddress address{"0.0.0.0", 0};
-  try {
-    address = parse_listen_address(listen);
-  } catch (const std::invalid_argument&) {
-    // The server refuses the same text with the reason; the links then name the host.
-  }
-  std::string host = address.host;
-  if (host == "0.0.0.0" || host == "::") {
-    host = hostname.empty() ? machine_hostname() : hostname;
-  } else if (host.find(':') != std::string::npos) {
-    host = "[" + host + "]";
-  }
-  return "http://" + host + ":" + std::to_string(address.port);
+std::string default_external_url(const ListenAddress& bound, const std::string& hostname) {
+  if (bound.host == "0.0.0.0" || bound.host == "::")
+    return "http://" + (hostname.empty() ? machine_hostname() : hostname) + ":" + std::to_string(bound.port);
+  return "http://" + format_listen_address(bound);
 }
 
 }  // namespace gpuwatch

@@ -1,5 +1,7 @@
-// Adds every setting of the option table to a CLI11 subcommand as a flag, plus --config FILE, and resolves
-// the final options: defaults < config file < environment (GPUWATCH_NVML_LIB) < flags.
+// Adds the settings of the option table that a command takes (OptionSpec::commands) to its CLI11 subcommand
+// as flags, each with its default in --help, plus --config FILE where the command reads one, and resolves the
+// final options: defaults < config file < environment (GPUWATCH_NVML_LIB) < flags. A setting the command does
+// not take is no flag of it, so giving one is a usage error naming the flag.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,18 +19,24 @@ namespace gpuwatch {
 // flags of their own (sim export) name them by the same words as those built from the option table.
 std::string flag_names(std::string_view key);
 
+// Whether the command reads a configuration file (--config FILE): the agent and `status` do.
+enum class ConfigFlag { kTaken, kNone };
+
 class AgentFlags {
  public:
-  // Registers the flags on `command`; the object must outlive parsing.
-  explicit AgentFlags(CLI::App& command);
+  // Registers the flags of the settings `taker` takes on `command`; the object must outlive parsing.
+  AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config);
 
   // After parsing: applies config file, environment and flags. Prints each problem to stderr
   // (file:line:column for the config file, --flag for flags) and returns false when there was any.
   bool resolve(AgentOptions& options) const;
 
   const std::string& config_path() const { return config_path_; }
+  // The flag of setting `key`, for a command to refine (its help, its default); null when it has none.
+  CLI::Option* flag(std::string_view key) const;
 
  private:
+  OptionCommand taker_;
   std::string config_path_;
   // Flag values as typed, by option key; only flags the user gave are applied.
   std::map<std::string, std::unique_ptr<std::string>> values_;

@@ -56,6 +56,9 @@ int run_agent(const AgentFlags& flags) {
   } catch (const AgentSetupError& e) {
     spdlog::error("{}", e.what());
     return kExitUsage;
+  } catch (const std::exception& e) {  // the listen address cannot be bound (taken, not this host's)
+    spdlog::error("cannot serve: {}", e.what());
+    return kExitRuntime;
   }
   try {
     agent->start();
@@ -64,8 +67,10 @@ int run_agent(const AgentFlags& flags) {
     agent->stop();
     return kExitRuntime;
   }
-  spdlog::info("gpuwatch {} serving on {} (port {}), interval {}, NVML library {}", GPUWATCH_VERSION,
-               options.listen, agent->port(), format_duration(options.interval),
+  // The bound address: with port 0 the one the system picked, as the alerts' links name it.
+  spdlog::info("gpuwatch {} serving on {} (port {}), alert links to {}, interval {}, NVML library {}",
+               GPUWATCH_VERSION, agent->address(), agent->port(), agent->external_url(),
+               format_duration(options.interval),
                options.nvml_library.empty() ? "libnvidia-ml.so.1" : options.nvml_library);
 
   wait_for_stop(flags, *agent, signals);
@@ -84,7 +89,7 @@ int run_agent(const AgentFlags& flags) {
 
 void add_agent_command(CLI::App& app, CommandAction& action) {
   CLI::App* agent = app.add_subcommand("agent", "Collect every interval and serve /metrics and the API");
-  auto flags = std::make_shared<AgentFlags>(*agent);
+  auto flags = std::make_shared<AgentFlags>(*agent, kAgentCommand, ConfigFlag::kTaken);
   agent->callback([&action, flags] { action = [flags] { return run_agent(*flags); }; });
 }
 

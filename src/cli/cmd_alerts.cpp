@@ -64,13 +64,15 @@ int run_alerts(const AlertsArgs& args) {
 void add_alerts_command(CLI::App& app, CommandAction& action) {
   CLI::App* cmd = app.add_subcommand("alerts", "Show the pending and firing alerts of a running agent");
   auto args = std::make_shared<AlertsArgs>();
-  cmd->add_flag("--json", args->json, "Print the agent's /api/v1/alerts JSON");
-  cmd->add_option("--url", args->url, "The agent to ask")->capture_default_str();
+  CLI::Option* json = cmd->add_flag("--json", args->json, "Print the agent's /api/v1/alerts JSON");
+  CLI::Option* url = cmd->add_option("--url", args->url, "The agent to ask")->capture_default_str();
   cmd->callback([&action, args, cmd] {
     if (cmd->get_subcommands().empty()) action = [args] { return run_alerts(*args); };
   });
   CLI::App* rules = cmd->add_subcommand(
       "inhibit-rules", "Print Alertmanager inhibit_rules matching gpuwatch's inhibition table");
+  // It asks no agent: the flags of `alerts` itself are an error beside it, not ignored.
+  rules->excludes(json)->excludes(url);
   rules->callback([&action] {
     action = [] {
       std::cout << alerting::alertmanager_inhibit_rules_yaml();

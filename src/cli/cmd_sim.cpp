@@ -16,24 +16,25 @@ namespace {
 struct TreeCommand {
   const char* name;
   const char* help;
-  const char* flag;                // the option naming the directory
+  const char* key;                 // the setting naming the directory
   std::string AgentOptions::*dir;  // where that option lands
   const char* host_path;           // the real tree, never written
   const char* symbol;              // the simulator's writer
+  OptionCommand taker;             // its flags: the scenario, the library and its directory
 };
 
 constexpr TreeCommand kTreeCommands[] = {
-    {"proc-tree", "Write the scenario's fake /proc tree under --proc-root", "--proc-root",
-     &AgentOptions::proc_root, "/proc", "gpuwatchSimWriteProcTree"},
+    {"proc-tree", "Write the scenario's fake /proc tree under --proc-root", "proc_root",
+     &AgentOptions::proc_root, "/proc", "gpuwatchSimWriteProcTree", kSimProcTreeCommand},
     {"sysfs-tree", "Write the scenario's fake /sys PCI tree (GPUs, switches, links) under --sysfs-root",
-     "--sysfs-root", &AgentOptions::sysfs_root, "/sys", "gpuwatchSimWriteSysfsTree"},
+     "sysfs_root", &AgentOptions::sysfs_root, "/sys", "gpuwatchSimWriteSysfsTree", kSimSysfsTreeCommand},
 };
 
 int write_tree(const TreeCommand& command, AgentOptions& options) {
   const std::string& dir = options.*command.dir;
   if (options.sim_scenario.empty() || dir.empty() || dir == command.host_path) {
-    std::cerr << "sim " << command.name << " needs --sim-scenario FILE and " << command.flag << " DIR (not "
-              << command.host_path << ")\n";
+    std::cerr << "sim " << command.name << " needs --sim-scenario FILE and --" << flag_name(command.key)
+              << " DIR (not " << command.host_path << ")\n";
     return kExitUsage;
   }
   if (auto problem = prepare_simulator(options); !problem.empty()) {
@@ -75,7 +76,15 @@ void add_sim_command(CLI::App& app, CommandAction& action) {
   add_sim_export_command(*sim, action);
   for (const auto& command : kTreeCommands) {
     CLI::App* tree = sim->add_subcommand(command.name, command.help);
-    auto flags = std::make_shared<AgentFlags>(*tree);
+    auto flags = std::make_shared<AgentFlags>(*tree, command.taker, ConfigFlag::kNone);
+    // The agent's default is the host's tree, which these never write; write_tree says what is missing.
+    flags->flag(command.key)
+        ->default_str("")
+        ->description(std::string("Directory to write the tree in (required; not ") + command.host_path +
+                      ")");
+    flags->flag("sim_scenario")->description("The scenario (required)");
+    flags->flag("nvml_library")
+        ->description("The simulator's library (default: the one next to gpuwatch; env GPUWATCH_NVML_LIB)");
     tree->callback([&action, &command, flags] {
       action = [&command, flags] {
         AgentOptions options;

@@ -126,7 +126,7 @@ void add_status_command(CLI::App& app, CommandAction& action) {
       app.add_subcommand("status", "Read every GPU once and print a table (exit code = health)");
   auto args = std::make_shared<StatusArgs>();
   status->add_flag("--json", args->json, "Print the snapshot as JSON (schema: docs/metrics.md)");
-  args->flags = std::make_unique<AgentFlags>(*status);
+  args->flags = std::make_unique<AgentFlags>(*status, kStatusCommand, ConfigFlag::kTaken);
   status->callback([&action, args] { action = [args] { return run_status(*args); }; });
 }
 

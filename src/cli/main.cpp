@@ -7,8 +7,33 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
+
+namespace {
+
+// Each command takes only its own flags; one of another command's (status --listen) is named with the command
+// that does not take it.
+int report_unexpected(const CLI::App& app, const CLI::ExtrasError& e) {
+  std::string command = "gpuwatch";
+  const CLI::App* typed = &app;
+  while (!typed->get_subcommands().empty()) {
+    typed = typed->get_subcommands().front();
+    command += " " + typed->get_name();
+  }
+  std::string flags;
+  for (const std::string& arg : typed->remaining()) {
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    flags += (flags.empty() ? "" : ", ") + arg.substr(0, arg.find('='));
+  }
+  if (flags.empty()) return app.exit(e) == 0 ? gpuwatch::kExitOk : gpuwatch::kExitUsage;
+  std::cerr << command << " does not take " << flags << " (" << command
+            << " --help lists the flags it takes)\n";
+  return gpuwatch::kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // glibc gives each thread that allocates an arena of its own; the agent's per-GPU workers, event thread,
@@ -35,6 +60,8 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    return report_unexpected(app, e);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? gpuwatch::kExitOk : gpuwatch::kExitUsage;

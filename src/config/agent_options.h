@@ -1,6 +1,7 @@
-// Everything a user can set for the agent and `status`. One table (options_table.cpp) defines each setting
-// once: its config-file key, its command-line flag (the key with '-' for '_'), its help and its parser, so
-// every flag has a config key and both are validated the same way.
+// Everything a user can set for the agent, `status` and the simulator's tree writers. One table
+// (options_table.cpp) defines each setting once: its config-file key, its command-line flag (the key with '-'
+// for '_'), its help, its parser and the commands that take it, so every flag has a config key, both are
+// validated the same way, and each command offers the settings it uses and no others.
 #pragma once
 
 #include <chrono>
@@ -66,6 +67,20 @@ struct AgentOptions {
   rules::DetectorSettings detectors;
 };
 
+// The commands that take a setting, as bits of an OptionCommands set. The agent takes every setting;
+// `status`, one reading of the GPUs and its verdict, the settings that change what it reads or how it judges
+// it; the simulator's tree writers the scenario, the library and the tree they write.
+enum OptionCommand : unsigned {
+  kAgentCommand = 1U << 0,
+  kStatusCommand = 1U << 1,
+  kSimProcTreeCommand = 1U << 2,
+  kSimSysfsTreeCommand = 1U << 3,
+};
+using OptionCommands = unsigned;
+
+// "agent, status, sim proc-tree": the commands of the set, as users type them.
+std::string option_command_names(OptionCommands commands);
+
 struct OptionSpec {
   std::string_view key;         // config key, e.g. "nvml_library"; flag is --nvml-library
   std::string_view value_name;  // shown in --help, e.g. "PATH"
@@ -74,6 +89,9 @@ struct OptionSpec {
   // Parses text into the options; returns an error message (what was expected) or nullopt.
   std::function<std::optional<std::string>(AgentOptions&, std::string_view)> apply;
   std::function<std::string(const AgentOptions&)> show;
+  OptionCommands commands = kAgentCommand;  // the commands that take it (as a flag, and from --config)
+
+  bool taken_by(OptionCommand command) const { return (commands & command) != 0; }
 };
 
 std::span<const OptionSpec> option_table();

@@ -33,7 +33,8 @@ std::string ConfigError::to_string() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
 }
 
-std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions& options) {
+std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions& options,
+                                           OptionCommand reader) {
   std::vector<ConfigError> errors;
   const auto text = read_file(path);
   if (!text) {
@@ -63,6 +64,7 @@ std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions
       errors.push_back(error_at(path, entry.first.Mark(), unknown_key_message(key)));
       continue;
     }
+    if (!spec->taken_by(reader)) continue;
     const YAML::Node& value = entry.second;
     if (!value.IsScalar()) {
       errors.push_back(

@@ -19,7 +19,10 @@ struct ConfigError {
 };
 
 // Applies the file's settings on top of `options`. Returns every error found; options are changed only for
-// the keys that were valid.
-std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions& options);
+// the keys that were valid. A command other than the agent reads only the keys it takes (the option table
+// says which): the others are skipped unread, as `status` shares the agent's file. An unknown key is an error
+// for every command.
+std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions& options,
+                                           OptionCommand reader = kAgentCommand);
 
 }  // namespace gpuwatch

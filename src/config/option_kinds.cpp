@@ -86,7 +86,7 @@ decltype(OptionSpec::apply) setter(Field AgentOptions::*field, Range range, std:
 
 OptionSpec row(OptionText text, std::string_view value_name, decltype(OptionSpec::apply) apply,
                decltype(OptionSpec::show) show) {
-  return {text.key, value_name, text.help, text.reloadable, std::move(apply), std::move(show)};
+  return {text.key, value_name, text.help, text.reloadable, std::move(apply), std::move(show), text.commands};
 }
 
 std::string_view duration_value_name(const DurationRange& range) {

@@ -14,11 +14,12 @@
 
 namespace gpuwatch {
 
-// What every row says about itself: its key, its help and whether a reload applies it.
+// What every row says about itself: its key, its help, whether a reload applies it and who takes it.
 struct OptionText {
   std::string_view key;
   std::string_view help;
   bool reloadable = false;
+  OptionCommands commands = kAgentCommand;
 };
 
 struct DurationRange {

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/agent_options.h"
@@ -118,6 +119,11 @@ std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view 
   return std::nullopt;
 }
 
+// Beside the agent: what one reading of the GPUs (`status`) uses, and what every command that opens the NVML
+// library takes.
+constexpr OptionCommands kReading = kAgentCommand | kStatusCommand;
+constexpr OptionCommands kEveryCommand = kReading | kSimProcTreeCommand | kSimSysfsTreeCommand;
+
 std::vector<OptionSpec> make_table() {
   std::vector<OptionSpec> table = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
@@ -126,10 +132,12 @@ std::vector<OptionSpec> make_table() {
                       {.min = 10ms, .example = "1s"}),
       duration_option(
           {"deadline",
-           "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true},
+           "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true,
+           kReading},
           &AgentOptions::deadline, {.min = 1ms, .example = "800ms"}, effective_deadline),
       {"nvml_library", "PATH", "NVML library to load (default libnvidia-ml.so.1; env GPUWATCH_NVML_LIB)",
-       false, string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library)},
+       false, string_setter(&AgentOptions::nvml_library), string_getter(&AgentOptions::nvml_library),
+       kEveryCommand},
       {"naming", "native|dcgm", "Metric names on /metrics: gpuwatch's own, or dcgm-exporter's", true,
        apply_naming,
        [](const AgentOptions& o) {
@@ -138,16 +146,17 @@ std::vector<OptionSpec> make_table() {
       {"dcgm_hostname_label", "Hostname|hostname", "Spelling of the hostname label in dcgm naming", false,
        apply_hostname_label, string_getter(&AgentOptions::dcgm_hostname_label)},
       {"proc_root", "DIR", "Where to read /proc from (process names, attribution)", false,
-       string_setter(&AgentOptions::proc_root), string_getter(&AgentOptions::proc_root)},
+       string_setter(&AgentOptions::proc_root), string_getter(&AgentOptions::proc_root),
+       kReading | kSimProcTreeCommand},
       {"sysfs_root", "DIR", "Where to read /sys from", false, string_setter(&AgentOptions::sysfs_root),
-       string_getter(&AgentOptions::sysfs_root)},
+       string_getter(&AgentOptions::sysfs_root), kReading | kSimSysfsTreeCommand},
       {"kmsg", "PATH",
        "Kernel log to read XIDs (with pid and process), PCIe AER and driver messages from; \"\" = off", false,
-       string_setter(&AgentOptions::kmsg), string_getter(&AgentOptions::kmsg)},
+       string_setter(&AgentOptions::kmsg), string_getter(&AgentOptions::kmsg), kReading},
       {"hostname", "NAME", "Hostname to report (default: this machine's; cut to 253 bytes)", true,
-       apply_hostname, string_getter(&AgentOptions::hostname)},
+       apply_hostname, string_getter(&AgentOptions::hostname), kReading},
       {"sim_scenario", "FILE", "Run on the bundled NVML simulator with this scenario", false,
-       string_setter(&AgentOptions::sim_scenario), string_getter(&AgentOptions::sim_scenario)},
+       string_setter(&AgentOptions::sim_scenario), string_getter(&AgentOptions::sim_scenario), kEveryCommand},
       {"log_level", "LEVEL", "debug, info, warn or error", true, apply_log_level,
        string_getter(&AgentOptions::log_level)},
       {"store", "on|off", "Keep history (the store) in --data-dir", false, apply_store,
@@ -193,8 +202,8 @@ std::vector<OptionSpec> make_table() {
       {"silences_file", "FILE", "Maintenance windows: silences in Alertmanager's JSON form, one list", false,
        string_setter(&AgentOptions::silences_file), string_getter(&AgentOptions::silences_file)},
       {"external_url", "URL",
-       "How users reach this agent, for alert links (default: the listen address; HOSTNAME for 0.0.0.0 or "
-       "[::])",
+       "How users reach this agent, for alert links (default: the listen address with the bound port; "
+       "HOSTNAME for 0.0.0.0 or [::])",
        false, url_setter(&AgentOptions::external_url), string_getter(&AgentOptions::external_url)},
       {"runbook_dir", "DIR",
        "Folder of <alertname>.md files served at /runbooks/<alertname> before the built-in runbooks", false,
@@ -246,6 +255,22 @@ const OptionSpec* find_option(std::string_view key) {
     if (spec.key == key) return &spec;
   }
   return nullptr;
+}
+
+std::string option_command_names(OptionCommands commands) {
+  static constexpr std::pair<OptionCommand, std::string_view> kNames[] = {
+      {kAgentCommand, "agent"},
+      {kStatusCommand, "status"},
+      {kSimProcTreeCommand, "sim proc-tree"},
+      {kSimSysfsTreeCommand, "sim sysfs-tree"},
+  };
+  std::string names;
+  for (const auto& [command, name] : kNames) {
+    if ((commands & command) == 0) continue;
+    if (!names.empty()) names += ", ";
+    names += name;
+  }
+  return names;
 }
 
 std::string flag_name(std::string_view key) {

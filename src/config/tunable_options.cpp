@@ -125,17 +125,16 @@ std::optional<double> parse_tunable(const rules::Tunable& t, std::string_view v)
 }
 
 OptionSpec tunable_option(const rules::Tunable& t, std::string_view key) {
-  return {key,
-          value_name(t.unit),
-          t.help,
-          false,
+  return {key, value_name(t.unit), t.help, false,
           [&t](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
             const auto n = parse_tunable(t, v);
             if (!n || *n < t.min || *n > t.max) return expected_tunable(t);
             o.detectors.set(t.detector, t.name, *n);
             return std::nullopt;
           },
-          [&t](const AgentOptions& o) { return show_tunable(t, o.detectors.value(t)); }};
+          [&t](const AgentOptions& o) { return show_tunable(t, o.detectors.value(t)); },
+          // `status` judges its one reading by the same settings.
+          kAgentCommand | kStatusCommand};
 }
 
 // The tunables of every detector of the table, in its order, each beside its option's name (kept for the

@@ -424,20 +424,18 @@ HttpServer::~HttpServer() {
 
 void HttpServer::start() {
   if (impl_) throw std::logic_error("HttpServer::start called twice");
-  const ListenAddress address = parse_listen_address(options_.listen);
+  start(bind(options_.listen));
+}
+
+BoundListener HttpServer::bind(std::string_view listen) {
+  return bind_listener(listen, 1024);
+}
+
+void HttpServer::start(BoundListener bound) {
+  if (impl_) throw std::logic_error("HttpServer::start called twice");
   auto impl = std::make_unique<Impl>(options_, *this);
-  UniqueFd listener;
-  try {
-    listener = open_listen_socket(address, 1024);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error("cannot listen on " + options_.listen + ": " + e.what());
-  }
-  sockaddr_storage bound{};
-  socklen_t bound_len = sizeof bound;
-  ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&bound), &bound_len);
-  const int bound_port =
-      ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                        : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  UniqueFd listener = std::move(bound.socket);
+  const int bound_port = bound.address.port;
 
   const auto accept_policy = +[](void* cls, const sockaddr* addr, socklen_t) -> MHD_Result {
     Impl& self = *static_cast<Impl*>(cls);

@@ -19,6 +19,7 @@
 
 #include "core/snapshot.h"
 #include "http/http_route.h"
+#include "http/listen_address.h"
 #include "http/metrics_cache.h"
 #include "rules/detector_settings.h"
 
@@ -63,6 +64,11 @@ class HttpServer {
   // Binds and starts serving on a thread of its own. Throws std::invalid_argument for a malformed listen
   // address and std::runtime_error naming the address and the system's reason when it cannot bind.
   void start();
+  // Binds `listen` as start() does, for an owner that needs the port before the server starts: the port the
+  // system picked for port 0 is in the address. Throws as start() does.
+  static BoundListener bind(std::string_view listen);
+  // Starts serving on a socket from bind().
+  void start(BoundListener listener);
   // The bound port (useful after listening on port 0); 0 before start().
   int port() const { return port_; }
   // Stops accepting, finishes the requests the workers are answering (queued ones get 503), closes every

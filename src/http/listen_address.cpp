@@ -1,6 +1,7 @@
 #include "http/listen_address.h"
 
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,6 +36,11 @@ ListenAddress parse_listen_address(std::string_view text) {
   return ListenAddress{host.empty() ? "0.0.0.0" : std::string(host), port};
 }
 
+std::string format_listen_address(const ListenAddress& address) {
+  const bool v6 = address.host.find(':') != std::string::npos;
+  return (v6 ? "[" + address.host + "]" : address.host) + ":" + std::to_string(address.port);
+}
+
 UniqueFd open_listen_socket(const ListenAddress& address, int backlog) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -62,6 +68,22 @@ UniqueFd open_listen_socket(const ListenAddress& address, int backlog) {
     return fd;
   }
   throw std::runtime_error(reason);
+}
+
+BoundListener bind_listener(std::string_view listen, int backlog) {
+  BoundListener out{UniqueFd(), parse_listen_address(listen)};
+  try {
+    out.socket = open_listen_socket(out.address, backlog);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot listen on " + std::string(listen) + ": " + e.what());
+  }
+  sockaddr_storage bound{};
+  socklen_t bound_len = sizeof bound;
+  if (::getsockname(out.socket.get(), reinterpret_cast<sockaddr*>(&bound), &bound_len) == 0) {
+    out.address.port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                         : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  }
+  return out;
 }
 
 }  // namespace gpuwatch

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
+
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -122,6 +124,34 @@ TEST(Agent, ServesItsRunbooksFromAnyWorkingDirectoryWithoutARunbookFolder) {
   std::stringstream text;
   text << file.rdbuf();
   EXPECT_EQ(runbook->body, text.str());
+}
+
+// On port 0 the system picks the port: the start-up log, the alerts' links (the default external URL) and so
+// the Alertmanager and webhook messages name that one, never ":0".
+TEST(Agent, OnPortZeroNamesTheBoundPortInItsLogAndItsAlertLinks) {
+  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
+  const std::string address = "127.0.0.1:" + std::to_string(agent.port());
+  const std::string log = agent.process().stderr_text();
+  EXPECT_NE(log.find("serving on " + address + " (port "), std::string::npos) << log;
+  EXPECT_NE(log.find("alert links to http://" + address + ","), std::string::npos) << log;
+  EXPECT_EQ(log.find("127.0.0.1:0"), std::string::npos) << log;
+
+  // The Watchdog fires from the first evaluation on, with a link to its runbook on this agent.
+  std::string runbook_url;
+  const auto deadline = std::chrono::steady_clock::now() + kStartupLimit;
+  while (runbook_url.empty() && std::chrono::steady_clock::now() < deadline) {
+    if (auto r = agent.get("/api/v1/alerts"); r && r->status == 200) {
+      const auto alerts = nlohmann::json::parse(r->body)["data"]["alerts"];
+      for (const auto& a : alerts)
+        if (a["labels"]["alertname"] == "Watchdog") runbook_url = a["annotations"]["runbook_url"];
+    }
+    if (runbook_url.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(runbook_url, "http://" + address + "/runbooks/Watchdog");
+  auto runbook = agent.get("/runbooks/Watchdog");  // the link leads somewhere
+  ASSERT_TRUE(runbook);
+  EXPECT_EQ(runbook->status, 200);
 }
 
 TEST(Agent, StopsCleanlyOnSigterm) {

@@ -129,9 +129,9 @@ TEST(StatusCommand, MalformedScenarioIsReportedWithFileAndLine) {
 }
 
 TEST(StatusCommand, BadFlagIsAUsageError) {
-  auto r = run_process({kBinary, "status", "--interval", "soon"});
+  auto r = run_process({kBinary, "status", "--deadline", "soon"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--interval"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--deadline"), std::string::npos) << r.err;
 }
 
 TEST(ConfigCommand, CheckReportsEveryErrorWithPosition) {

@@ -201,6 +201,49 @@ TEST(OptionTable, EveryFlagHasAConfigKeyAndRoundTrips) {
   EXPECT_EQ(flag_name("nvml_library"), "nvml-library");
 }
 
+// The agent takes every setting; the other commands a few, each named by the table.
+TEST(OptionTable, TheAgentTakesEverySettingAndStatusOnlyWhatOneReadingUses) {
+  for (const auto& spec : option_table()) EXPECT_TRUE(spec.taken_by(kAgentCommand)) << spec.key;
+  for (const auto& detector : detect::detector_table())
+    for (const auto& t : detector.tunables)
+      EXPECT_TRUE(find_option(t.key())->taken_by(kStatusCommand)) << t.key() << ": status judges by it";
+  for (const char* key :
+       {"nvml_library", "sim_scenario", "proc_root", "sysfs_root", "kmsg", "hostname", "deadline"})
+    EXPECT_TRUE(find_option(key)->taken_by(kStatusCommand)) << key;
+  for (const char* key : {"listen", "interval", "data_dir", "store", "alertmanager_url", "http_workers",
+                          "log_level", "naming", "external_url"})
+    EXPECT_FALSE(find_option(key)->taken_by(kStatusCommand)) << key;
+  EXPECT_EQ(option_command_names(find_option("proc_root")->commands), "agent, status, sim proc-tree");
+  EXPECT_EQ(option_command_names(find_option("sysfs_root")->commands), "agent, status, sim sysfs-tree");
+  EXPECT_EQ(option_command_names(find_option("nvml_library")->commands),
+            "agent, status, sim proc-tree, sim sysfs-tree");
+  EXPECT_EQ(option_command_names(find_option("listen")->commands), "agent");
+}
+
+// `status` shares the agent's file: it applies the keys it takes and skips the others unread (a value only
+// the agent would refuse is the agent's matter); a key no command knows is still an error.
+TEST_F(ConfigFileTest, ACommandOtherThanTheAgentReadsOnlyItsKeys) {
+  AgentOptions o;
+  auto errors = apply_config_file(write("listen: nowhere\n"
+                                        "interval: soon\n"
+                                        "proc_root: /tmp/proc\n"
+                                        "detect.throttle.temperature_margin_c: 25\n"),
+                                  o, kStatusCommand);
+  ASSERT_TRUE(errors.empty()) << errors.front().to_string();
+  EXPECT_EQ(o.proc_root, "/tmp/proc");
+  EXPECT_EQ(o.listen, AgentOptions{}.listen);
+  EXPECT_EQ(o.interval, AgentOptions{}.interval);
+  EXPECT_EQ(find_option("detect.throttle.temperature_margin_c")->show(o), "25");
+
+  errors = apply_config_file(write("proc_root: /tmp/proc\nlisten: nowhere\n"), o);
+  ASSERT_EQ(errors.size(), 1U) << "the agent reads them all";
+  EXPECT_NE(errors[0].message.find("'listen'"), std::string::npos) << errors[0].message;
+
+  errors = apply_config_file(write("proc_rot: /tmp/proc\n"), o, kStatusCommand);
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_NE(errors[0].message.find("did you mean 'proc_root'"), std::string::npos) << errors[0].message;
+}
+
 // Each tunable of each detector of the table is an option under its name, with its help, that sets the value
 // the detector is built from.
 TEST(OptionTable, EveryTunableOfTheDetectorTableIsAnOption) {

@@ -15,6 +15,28 @@ TEST(ListenAddress, Forms) {
   EXPECT_EQ(parse_listen_address(":9400").host, "0.0.0.0");
 }
 
+TEST(ListenAddress, IsWrittenAsTheSettingWritesIt) {
+  EXPECT_EQ(format_listen_address({"127.0.0.1", 19400}), "127.0.0.1:19400");
+  EXPECT_EQ(format_listen_address({"::1", 19400}), "[::1]:19400");
+  EXPECT_EQ(format_listen_address(parse_listen_address(":9400")), "0.0.0.0:9400");
+}
+
+// Port 0 asks the system for a free port: the bound listener says which one it got.
+TEST(ListenAddress, ABoundListenerHasTheBoundPort) {
+  const BoundListener bound = bind_listener("127.0.0.1:0", 16);
+  EXPECT_TRUE(bound.socket);
+  EXPECT_EQ(bound.address.host, "127.0.0.1");
+  EXPECT_GT(bound.address.port, 0);
+  try {
+    bind_listener("127.0.0.1:" + std::to_string(bound.address.port), 16);
+    ADD_FAILURE() << "a taken port must not bind";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on 127.0.0.1:" + std::to_string(bound.address.port)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ListenAddress, ErrorsSayWhatIsWrong) {
   const auto message = [](const char* text) {
     try {
