@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -39,9 +40,9 @@ constexpr auto kLimit = std::chrono::seconds(30);
 class Agent {
  public:
   Agent(const std::string& data_dir, std::vector<std::string> args,
-        std::map<std::string, std::string> env = {}) {
+        std::map<std::string, std::string> env = {}, const std::string& scenario = kScenario) {
     std::vector<std::string> argv = {
-        kBinary,      "agent", "--listen",   "127.0.0.1:0", "--sim-scenario",        kScenario,
+        kBinary,      "agent", "--listen",   "127.0.0.1:0", "--sim-scenario",        scenario,
         "--interval", "100ms", "--data-dir", data_dir,      "--store-sync-interval", "100ms"};
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr)));
@@ -155,6 +156,42 @@ std::set<std::string> served_names(const std::string& body) {
 
 // Served is stored: every name /metrics serves is in the history (the query API's names), the alerts,
 // the store's, the sinks' and the sources' families included, except the documented "Not stored" rows.
+// Samples the store refuses are said in the log, not only counted: a first run whose scenario starts a day
+// ahead leaves newer samples than a second run on the same node can write.
+TEST(AgentHistory, RefusedSamplesAreLoggedNotOnlyCounted) {
+  TempDir dir;
+  const std::string scenario = dir.path() + "/node.yaml";
+  std::ifstream in(kScenario);
+  const std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  char tomorrow[32];
+  const std::time_t t = std::time(nullptr) + 86400;
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  std::strftime(tomorrow, sizeof tomorrow, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  std::ofstream(scenario) << std::regex_replace(yaml, std::regex("\nnode:\n"),
+                                                std::string("\nnode:\n  start: ") + tomorrow + "\n");
+  {
+    Agent ahead(dir.path() + "/data", {}, {}, scenario);
+    ASSERT_GT(ahead.port(), 0) << ahead.process().stderr_text();
+    ASSERT_TRUE(ahead.wait_ticks(5)) << ahead.process().stderr_text();
+    ahead.stop();
+  }
+  std::ofstream(scenario) << yaml;
+  Agent now(dir.path() + "/data", {}, {}, scenario);
+  ASSERT_GT(now.port(), 0) << now.process().stderr_text();
+  ASSERT_TRUE(now.wait_value("gpuwatch_store_samples_rejected_total{reason=\"out_of_order\"}", [](double v) {
+    return v > 0;
+  })) << now.process().stderr_text();
+  const auto deadline = std::chrono::steady_clock::now() + kLimit;
+  while (now.process().stderr_text().find("history: refused") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string log = now.process().stderr_text();
+  EXPECT_NE(log.find("history: refused"), std::string::npos) << log;
+  EXPECT_NE(log.find("out-of-order timestamp"), std::string::npos) << log;
+  now.stop();
+}
+
 TEST(AgentHistory, EveryServedNameIsStoredExceptTheNotStoredRows) {
   TempDir dir;
   // A kernel log that cannot be read makes gpuwatch_source_error_info appear: a not-stored row.
