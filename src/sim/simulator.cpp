@@ -148,10 +148,15 @@ nvmlReturn_t Simulator::write_kernel_log(const std::string& path) {
   return sim::write_kernel_log(path, *node, t, wall_per_second) ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
 }
 
+double Simulator::unix_now_locked() const {
+  if (lockstep_) return start_unix_ + lockstep_elapsed_;
+  return start_unix_ + (wall_unix_now() - origin_unix_);
+}
+
 void Simulator::stamp_locked(Call& call) const {
   call.t = elapsed_locked();
   call.wall_per_second = wall_per_second_locked();
-  call.unix = unix_locked(call.t);
+  call.unix = unix_now_locked();
 }
 
 GpuReading Call::reading() const {
@@ -247,7 +252,7 @@ nvmlReturn_t Simulator::driver_answer_locked() const {
 nvmlReturn_t Simulator::get_time(double& unix_seconds) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
-  unix_seconds = unix_locked(elapsed_locked());
+  unix_seconds = unix_now_locked();
   return NVML_SUCCESS;
 }
 

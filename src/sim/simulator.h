@@ -115,7 +115,9 @@ class Simulator {
   Simulator();
   double elapsed_locked() const;
   double wall_per_second_locked() const { return lockstep_ ? 1.0 : 1.0 / time_scale_; }
-  double unix_locked(double t) const { return start_unix_ + t * wall_per_second_locked(); }
+  // The reported time now: lockstep, start + scenario time; scaled, start + the wall seconds since the epoch
+  // (also before an epoch in the future, when scenario time waits at 0: never ahead of the clock).
+  double unix_now_locked() const;
   // Fills the call's times from the current scenario time.
   void stamp_locked(Call& call) const;
   // Blocks (releasing the lock) until scenario time reaches `until` or the init generation changes.
