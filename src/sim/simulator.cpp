@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <new>
 
 #include "sim/handles.h"
@@ -172,6 +173,7 @@ double Simulator::elapsed_locked() const {
 
 bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double until,
                                   std::uint32_t generation) {
+  const auto parked = parked_until_.insert(until);
   while (init_count_ > 0 && generation_ == generation && elapsed_locked() < until) {
     if (lockstep_ || std::isinf(until)) {
       changed_.wait(lock);
@@ -179,7 +181,16 @@ bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double unt
       changed_.wait_until(lock, wall_point(origin_unix_ + until / time_scale_));
     }
   }
+  parked_until_.erase(parked);
   return init_count_ > 0 && generation_ == generation;
+}
+
+nvmlReturn_t Simulator::parked_calls(unsigned& count) {
+  std::lock_guard lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  count =
+      static_cast<unsigned>(std::distance(parked_until_.upper_bound(elapsed_locked()), parked_until_.end()));
+  return NVML_SUCCESS;
 }
 
 nvmlReturn_t Simulator::enter_system(Call& call) {

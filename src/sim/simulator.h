@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,9 @@ class Simulator {
   nvmlReturn_t get_time(double& unix_seconds);
   nvmlReturn_t set_time(double unix_seconds);
   nvmlReturn_t is_lockstep(int& lockstep);
+  // Calls blocked until a scenario time still ahead (a hung_call fault, an event wait): in lockstep none of
+  // them returns before the clock is moved.
+  nvmlReturn_t parked_calls(unsigned& count);
 
   nvmlReturn_t event_set_create(nvmlEventSet_t& out);
   nvmlReturn_t event_register(nvmlEventSet_t set, unsigned gpu, unsigned long long mask, double since);
@@ -141,6 +145,7 @@ class Simulator {
   double origin_unix_ = 0;
   double start_unix_ = 0;
   double lockstep_elapsed_ = 0;
+  std::multiset<double> parked_until_;  // the `until` of every call in wait_until_locked
   std::uint32_t next_id_ = 1;
   std::map<std::uint32_t, EventSetState> event_sets_;
   std::map<std::uint32_t, GpmSampleState> samples_;
