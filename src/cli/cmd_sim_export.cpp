@@ -100,12 +100,14 @@ int run_export(const ExportFlags& flags) {
   std::cout << "sim export: " << format_rfc3339_ms(start) << " .. " << format_rfc3339_ms(last) << ", "
             << ticks << " snapshots " << format_duration(*step) << " apart" << std::endl;
   if (last > wall_now_ms) {
-    std::cerr << "sim export: warning: the export ends "
+    // History is never stamped ahead of the clock (and gpuwatch's lockstep clock would wait for it).
+    std::cerr << "sim export: the export would end "
               << format_duration(std::chrono::milliseconds(last - wall_now_ms))
               << " after now: its start is fixed by "
               << (start_given ? "GPUWATCH_SIM_EPOCH (or the scenario's node.start)"
                               : "the scenario's node.start")
-              << "\n";
+              << "; give an earlier start or a shorter --duration, or leave the start to the export\n";
+    return kExitUsage;
   }
   const ExpositionFormat format =
       flags.format == "prometheus" ? ExpositionFormat::kText004 : ExpositionFormat::kOpenMetrics;

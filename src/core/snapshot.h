@@ -115,7 +115,7 @@ using CollectorErrorKey = std::tuple<std::string, std::string, int>;
 
 struct Snapshot {
   std::uint64_t sequence = 0;     // increases by one per published snapshot
-  std::int64_t timestamp_ms = 0;  // from the agent's clock (scenario time on the simulator)
+  std::int64_t timestamp_ms = 0;  // from the agent's clock (the wall clock, or a lockstep simulator's)
   NodeInfo node;
   std::vector<DeviceSnapshot> devices;
   std::map<CollectorErrorKey, std::uint64_t> collector_errors;

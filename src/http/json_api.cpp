@@ -117,7 +117,7 @@ written as `null`.
 |---|---|---|
 | `schema_version` | integer | 1 |
 | `sequence` | integer | snapshot number, one more per collection tick |
-| `timestamp_ms` | integer | when the snapshot was taken, ms since the Unix epoch (scenario time on the simulator) |
+| `timestamp_ms` | integer | when the snapshot was taken, ms since the Unix epoch (on a lockstep simulator, its clock: never ahead of the wall clock) |
 | `ticks` | integer | collection ticks completed |
 | `collection_seconds` | number | wall time of the last tick |
 | `source_error` | string | why no device could be read at all; `""` when devices were read |

@@ -161,14 +161,16 @@ TEST_F(SimExportTest, EndsAtTheLastStepBeforeNow) {
 }
 
 // A start the user fixed is kept, with a warning when the export then ends after now.
-TEST_F(SimExportTest, AnEpochInTheFutureIsKeptWithAWarning) {
-  const std::int64_t epoch_s = wall_ms() / 1000 + 3600;
+// History is never ahead of the clock: a start that would end the export after now is refused, saying why.
+TEST_F(SimExportTest, AnEpochThatEndsAfterNowIsRefused) {
+  const std::int64_t epoch_s = wall_ms() / 1000 - 5;
   const auto r = run_process(
-      {kBinary, "sim", "export", "--scenario", kIncidents, "--duration", "10s", "--out-dir", dir_.string()},
+      {kBinary, "sim", "export", "--scenario", kIncidents, "--duration", "1m", "--out-dir", dir_.string()},
       {{"GPUWATCH_SIM_EPOCH", std::to_string(epoch_s)}});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(summary_field(r.out, "start_ms"), epoch_s * 1000) << r.out;
-  EXPECT_NE(r.err.find("warning: the export ends"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("the export would end"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("after now"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_) && !std::filesystem::is_empty(dir_)) << "nothing is written";
 }
 
 // The same scenario and start give the same bytes, over a hung GPU (4 min to 5 min) and XIDs included: the
