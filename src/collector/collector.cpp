@@ -369,6 +369,21 @@ void add_aer_samples(const HostSnapshot& host, Snapshot& snap) {
   }
 }
 
+// Who runs each process and how, from the host reading, into the process samples: every consumer of the
+// snapshot finds them on the process.
+void add_process_details(const HostSnapshot& host, Snapshot& snap) {
+  if (!host.process_details) return;
+  for (auto& d : snap.devices) {
+    for (auto& p : d.processes) {
+      const auto it = host.process_details->find(p.pid);
+      if (it == host.process_details->end()) continue;
+      p.uid = it->second.uid;
+      p.user = it->second.user;
+      p.command = it->second.command;
+    }
+  }
+}
+
 }  // namespace
 
 // The host sources read after the GPUs, for this tick's GPUs and processes. A read that overruns the deadline
@@ -409,7 +424,10 @@ void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_p
                        name + ": the host read did not finish before the tick's deadline"});
     }
   }
-  if (snap.host) add_aer_samples(*snap.host, snap);
+  if (snap.host) {
+    add_aer_samples(*snap.host, snap);
+    add_process_details(*snap.host, snap);
+  }
 }
 
 void Collector::tick() {
