@@ -78,8 +78,10 @@ TEST(StatusCommand, ADetectorThresholdMovesTheVerdictTheExitCodeAndTheAlertsToge
   with_json.push_back("--json");
   r = run_process(with_json, one_hour_in());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  for (const auto& d : nlohmann::json::parse(r.out).at("devices"))
-    EXPECT_EQ(d.at("health").at("verdict"), "warning") << d.dump();
+  // The document outlives the loop: a range over parse(...).at(...) would read a destroyed temporary.
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("devices").size(), 8U);
+  for (const auto& d : doc.at("devices")) EXPECT_EQ(d.at("health").at("verdict"), "warning") << d.dump();
 }
 
 // nvidia-smi's --query-gpu, spelled with '=' as scripts spell it for nvidia-smi.
