@@ -237,12 +237,15 @@ void Collector::close_session() {
 }
 
 bool Collector::all_parked() const {
-  unsigned parked = 0;
-  if (parked_calls_(&parked) != 0) return false;
+  unsigned hung = 0, event_waits = 0;
+  if (parked_calls_(&hung, &event_waits) != 0) return false;
+  // Readers park only in hangs and the listener only in event waits, counted apart: a listener being
+  // replaced (its old thread still in a wait) never makes a reader that is still working look parked.
   const auto busy =
       std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s->worker->busy(); }) +
-      (node_worker_ && node_worker_->busy() ? 1 : 0) + (listener_ && listener_->listening() ? 1 : 0);
-  return static_cast<unsigned>(busy) <= parked;
+      (node_worker_ && node_worker_->busy() ? 1 : 0);
+  const bool listener_parked = !(listener_ && listener_->listening()) || event_waits > 0;
+  return static_cast<unsigned>(busy) <= hung && listener_parked;
 }
 
 bool Collector::wait_for(AbandonableWorker& worker, std::chrono::steady_clock::time_point deadline) const {

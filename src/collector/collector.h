@@ -127,7 +127,7 @@ class Collector {
   std::shared_ptr<NodeCheck> node_check_;
   std::unique_ptr<AbandonableWorker> node_worker_;
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
-  using ParkedCalls = int (*)(unsigned*);
+  using ParkedCalls = int (*)(unsigned*, unsigned*);
   ParkedCalls parked_calls_ = nullptr;  // libnvml-sim's gpuwatchSimParkedCalls, in lockstep only
   std::shared_ptr<HostJob> host_job_;   // shared with host_worker_'s thread, like a DeviceSlot's job
   std::unique_ptr<AbandonableWorker> host_worker_;

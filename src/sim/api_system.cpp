@@ -102,9 +102,10 @@ int gpuwatchSimIsLockstep(int* lockstep) {
   });
 }
 
-int gpuwatchSimParkedCalls(unsigned* count) {
-  return guarded(
-      [&]() -> nvmlReturn_t { return count ? sim().parked_calls(*count) : NVML_ERROR_INVALID_ARGUMENT; });
+int gpuwatchSimParkedCalls(unsigned* hung, unsigned* event_waits) {
+  return guarded([&]() -> nvmlReturn_t {
+    return hung && event_waits ? sim().parked_calls(*hung, *event_waits) : NVML_ERROR_INVALID_ARGUMENT;
+  });
 }
 
 int gpuwatchSimGetHostname(char* buf, unsigned len) {

@@ -171,9 +171,10 @@ double Simulator::elapsed_locked() const {
   return std::max(0.0, (wall_unix_now() - origin_unix_) * time_scale_);
 }
 
-bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double until,
-                                  std::uint32_t generation) {
-  const auto parked = parked_until_.insert(until);
+bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double until, std::uint32_t generation,
+                                  ParkedKind kind) {
+  auto& parked_until = kind == ParkedKind::kHang ? hung_until_ : event_wait_until_;
+  const auto parked = parked_until.insert(until);
   while (init_count_ > 0 && generation_ == generation && elapsed_locked() < until) {
     if (lockstep_ || std::isinf(until)) {
       changed_.wait(lock);
@@ -181,15 +182,19 @@ bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double unt
       changed_.wait_until(lock, wall_point(origin_unix_ + until / time_scale_));
     }
   }
-  parked_until_.erase(parked);
+  parked_until.erase(parked);
   return init_count_ > 0 && generation_ == generation;
 }
 
-nvmlReturn_t Simulator::parked_calls(unsigned& count) {
+nvmlReturn_t Simulator::parked_calls(unsigned& hung, unsigned& event_waits) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
-  count =
-      static_cast<unsigned>(std::distance(parked_until_.upper_bound(elapsed_locked()), parked_until_.end()));
+  const double now = elapsed_locked();
+  const auto ahead = [now](const std::multiset<double>& until) {
+    return static_cast<unsigned>(std::distance(until.upper_bound(now), until.end()));
+  };
+  hung = ahead(hung_until_);
+  event_waits = ahead(event_wait_until_);
   return NVML_SUCCESS;
 }
 
@@ -200,7 +205,7 @@ nvmlReturn_t Simulator::enter_system(Call& call) {
   call.generation = generation_;
   for (auto end = node_->faults.hang_end(-1, elapsed_locked()); end;
        end = node_->faults.hang_end(-1, elapsed_locked()))
-    if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
+    if (!wait_until_locked(lock, *end, call.generation, ParkedKind::kHang)) return NVML_ERROR_UNINITIALIZED;
   stamp_locked(call);
   call.handle_generation = handle_generation_locked(call.t);
   return driver_answer_locked();
@@ -222,7 +227,7 @@ nvmlReturn_t Simulator::enter(nvmlDevice_t device, Call& call) {
   const int gpu = static_cast<int>(call.gpu);
   for (auto end = node_->faults.hang_end(gpu, elapsed_locked()); end;
        end = node_->faults.hang_end(gpu, elapsed_locked()))
-    if (!wait_until_locked(lock, *end, call.generation)) return NVML_ERROR_UNINITIALIZED;
+    if (!wait_until_locked(lock, *end, call.generation, ParkedKind::kHang)) return NVML_ERROR_UNINITIALIZED;
   stamp_locked(call);
   if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
   // A handle from before a driver reload names a device of the old driver: stale, like one from an earlier

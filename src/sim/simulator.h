@@ -96,7 +96,8 @@ class Simulator {
   nvmlReturn_t is_lockstep(int& lockstep);
   // Calls blocked until a scenario time still ahead (a hung_call fault, an event wait): in lockstep none of
   // them returns before the clock is moved.
-  nvmlReturn_t parked_calls(unsigned& count);
+  // Calls blocked until a scenario time still ahead: in a hang (device and system calls), and in event waits.
+  nvmlReturn_t parked_calls(unsigned& hung, unsigned& event_waits);
 
   nvmlReturn_t event_set_create(nvmlEventSet_t& out);
   nvmlReturn_t event_register(nvmlEventSet_t set, unsigned gpu, unsigned long long mask, double since);
@@ -125,7 +126,9 @@ class Simulator {
   // Fills the call's times from the current scenario time.
   void stamp_locked(Call& call) const;
   // Blocks (releasing the lock) until scenario time reaches `until` or the init generation changes.
-  bool wait_until_locked(std::unique_lock<std::mutex>& lock, double until, std::uint32_t generation);
+  enum class ParkedKind { kHang, kEventWait };
+  bool wait_until_locked(std::unique_lock<std::mutex>& lock, double until, std::uint32_t generation,
+                         ParkedKind kind);
   std::uint32_t id_locked();
   // Handle generation at scenario time t: the init generation and the driver loads so far.
   std::uint32_t handle_generation_locked(double t) const;
@@ -145,7 +148,9 @@ class Simulator {
   double origin_unix_ = 0;
   double start_unix_ = 0;
   double lockstep_elapsed_ = 0;
-  std::multiset<double> parked_until_;  // the `until` of every call in wait_until_locked
+  // The `until` of every call in wait_until_locked, by kind.
+  std::multiset<double> hung_until_;
+  std::multiset<double> event_wait_until_;
   std::uint32_t next_id_ = 1;
   std::map<std::uint32_t, EventSetState> event_sets_;
   std::map<std::uint32_t, GpmSampleState> samples_;

@@ -84,7 +84,8 @@ nvmlReturn_t Simulator::event_wait(nvmlEventSet_t set, nvmlEventData_t& data, un
     }
     if (const nvmlReturn_t r = driver_answer_locked(); r != NVML_SUCCESS) return r;
     if (now >= deadline) return NVML_ERROR_TIMEOUT;
-    if (!wait_until_locked(lock, std::min(deadline, next_due), generation)) return NVML_ERROR_UNINITIALIZED;
+    if (!wait_until_locked(lock, std::min(deadline, next_due), generation, ParkedKind::kEventWait))
+      return NVML_ERROR_UNINITIALIZED;
   }
 }
 

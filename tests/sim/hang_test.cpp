@@ -57,9 +57,10 @@ TEST(Hang, ParkedCallsCountsTheCallsThatWaitForTheClock) {
   SimLibrary lib(scenario_path("tests/faults.yaml"));
   lib.init();
   lib.at(120);
-  unsigned parked = 99;
-  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  unsigned parked = 99, waits = 99;
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked, &waits), NVML_SUCCESS);
   EXPECT_EQ(parked, 0U);
+  EXPECT_EQ(waits, 0U);
   std::atomic<pid_t> tid{0};
   std::thread caller([&] {
     tid = static_cast<pid_t>(::syscall(SYS_gettid));
@@ -68,17 +69,35 @@ TEST(Hang, ParkedCallsCountsTheCallsThatWaitForTheClock) {
   });
   while (tid == 0) std::this_thread::yield();
   wait_until_blocked(tid);
-  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked, &waits), NVML_SUCCESS);
   EXPECT_EQ(parked, 1U) << "the call to GPU 5 waits for the end of its hang at 180 s";
+  EXPECT_EQ(waits, 0U);
+  // An event wait parks too, counted apart: a reader still working is never mistaken for a parked one.
+  nvmlEventSet_t set = nullptr;
+  ASSERT_EQ(lib.api.nvmlEventSetCreate(&set), NVML_SUCCESS);
+  ASSERT_EQ(lib.api.nvmlDeviceRegisterEvents(lib.gpu(0), nvmlEventTypeXidCriticalError, set), NVML_SUCCESS);
+  std::atomic<pid_t> waiter_tid{0};
+  std::thread waiter([&] {
+    waiter_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    nvmlEventData_t event{};
+    lib.api.nvmlEventSetWait_v2(set, &event, 5000);
+  });
+  while (waiter_tid == 0) std::this_thread::yield();
+  wait_until_blocked(waiter_tid);
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked, &waits), NVML_SUCCESS);
+  EXPECT_EQ(parked, 1U);
+  EXPECT_EQ(waits, 1U) << "the event wait parks until its timeout in scenario time";
   lib.at(150);
   wait_until_blocked(tid);
-  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  waiter.join();  // 5 s of scenario time passed: the wait timed out
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked, &waits), NVML_SUCCESS);
   EXPECT_EQ(parked, 1U) << "still inside the hang";
+  EXPECT_EQ(waits, 0U);
+  lib.api.nvmlEventSetFree(set);
   lib.at(180);
   caller.join();
-  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked, &waits), NVML_SUCCESS);
   EXPECT_EQ(parked, 0U);
-  EXPECT_EQ(lib.api.gpuwatchSimParkedCalls(nullptr), NVML_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(Hang, DriverHangBlocksEveryCall) {

@@ -23,7 +23,7 @@ struct NvmlApi {
   int (*gpuwatchSimGetTime)(double*) = nullptr;
   int (*gpuwatchSimSetTime)(double) = nullptr;
   int (*gpuwatchSimIsLockstep)(int*) = nullptr;
-  int (*gpuwatchSimParkedCalls)(unsigned*) = nullptr;
+  int (*gpuwatchSimParkedCalls)(unsigned*, unsigned*) = nullptr;
   int (*gpuwatchSimLastError)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteProcTree)(const char*) = nullptr;
   int (*gpuwatchSimWriteSysfsTree)(const char*) = nullptr;
