@@ -9,8 +9,11 @@ SAN_BUILD ?= build-sanitize
 SAN_FLAGS ?= -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Sanitize \
   -DGPUWATCH_SANITIZE=ON -DGPUWATCH_WERROR=ON
 FUZZ_SECONDS ?= 900
+# `make install`: where (PREFIX) and under which staging root (DESTDIR, for packagers); docs/install.md.
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: deps build sanitized test fuzz demo run bench bench-store format clean
+.PHONY: deps build sanitized test fuzz demo run bench bench-store install deb package format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -52,6 +55,17 @@ bench: build
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build
 	@bench/store_bench.sh $(BUILD)
+
+# The binary, the simulator (PREFIX/lib/gpuwatch/sim), scenarios, docs, the systemd unit and the config
+# (/etc/gpuwatch with PREFIX=/usr, else PREFIX/etc/gpuwatch; an existing one is kept).
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# The .deb, from the same install rules with PREFIX=/usr: $(BUILD)/packages/gpuwatch_VERSION_ARCH.deb.
+deb: build
+	cd $(BUILD) && cpack -G DEB
+
+package: deb
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

@@ -1,40 +1,65 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that gpuwatch's build, tests, demo and benchmarks need.
+# Installs the Debian packages that gpuwatch's build, tests, demo and benchmarks need, and the npm packages of
+# the install tests (tests/install/package.json).
 # Idempotent and fast when everything is present: it asks dpkg first and calls apt only for what is missing.
+#   scripts/install-deps.sh          everything
+#   scripts/install-deps.sh build    only what building and packaging gpuwatch needs (the container's build stage)
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
-  # build
-  cmake ninja-build g++ pkg-config make
+  # build (GTest too: configuring the tree finds it)
+  cmake ninja-build g++ pkg-config make libgtest-dev libgmock-dev
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
   libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev
-  # tests (clang and its runtime libraries for the sanitizer build and the fuzz targets)
-  libgtest-dev libgmock-dev clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
-  # benchmarks
-  libbenchmark-dev prometheus-node-exporter victoria-metrics wrk hyperfine linux-perf valgrind python3
-  # style
-  clang-format
+  # packaging: the .deb (CPack's DEB generator: dpkg-deb, dpkg-shlibdeps, file)
+  dpkg-dev file gzip
 )
+if [ "${1:-all}" != "build" ]; then
+  packages+=(
+    # tests (clang and its runtime libraries for the sanitizer build and the fuzz targets)
+    clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
+    # install tests: the package's checks, the unit's (systemd-analyze), the manifests' schemas (node, npm)
+    lintian systemd util-linux nodejs
+    # benchmarks
+    libbenchmark-dev prometheus-node-exporter victoria-metrics wrk hyperfine linux-perf valgrind python3
+    # style
+    clang-format
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# The Debian packages start services we do not want running in the background of a build machine.
-for svc in prometheus prometheus-alertmanager prometheus-node-exporter victoria-metrics; do
-  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
-    $SUDO systemctl stop "$svc" || true
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # The Debian packages start services we do not want running in the background of a build machine.
+  for svc in prometheus prometheus-alertmanager prometheus-node-exporter victoria-metrics; do
+    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
+      $SUDO systemctl stop "$svc" || true
+    fi
+  done
+fi
+
+# The npm packages the install tests validate the Kubernetes manifests with, as the lock file pins them. Debian's
+# nodejs may come without npm (another vendor's nodejs bundles it): then Debian's npm package.
+if [ "${1:-all}" != "build" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
   fi
-done
+  lock=tests/install/package-lock.json
+  stamp=tests/install/node_modules/.package-lock.json
+  if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+    echo "install-deps: npm ci in tests/install"
+    npm ci --prefix tests/install --no-audit --no-fund --loglevel=error
+  fi
+fi

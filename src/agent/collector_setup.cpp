@@ -18,11 +18,20 @@ std::string prepare_simulator(AgentOptions& options) {
   if (!options.nvml_library.empty()) return {};
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "cannot locate the simulator: pass --nvml-lib build/sim-lib/libnvidia-ml.so.1";
-  const auto sim = exe.parent_path() / "sim-lib" / "libnvidia-ml.so.1";
-  if (!std::filesystem::exists(sim, ec))
-    return "the simulator is not next to the binary (" + sim.string() + "): pass --nvml-lib";
-  options.nvml_library = sim.string();
-  return {};
+  // The simulator next to gpuwatch: sim-lib/ beside the binary in a build tree, and the installed tree's own
+  // folder (PREFIX/lib/gpuwatch/sim), never the library path, where it would shadow the driver's NVML.
+  const std::filesystem::path candidates[] = {
+      exe.parent_path() / "sim-lib" / "libnvidia-ml.so.1",
+      (exe.parent_path() / GPUWATCH_SIM_FROM_BINDIR / "libnvidia-ml.so.1").lexically_normal(),
+  };
+  for (const auto& sim : candidates) {
+    if (std::filesystem::exists(sim, ec)) {
+      options.nvml_library = sim.string();
+      return {};
+    }
+  }
+  return "the simulator is not next to the binary (" + candidates[0].string() + " or " +
+         candidates[1].string() + "): pass --nvml-lib";
 }
 
 CollectorOptions collector_options(const AgentOptions& o, const SnapshotPtr& replaced) {

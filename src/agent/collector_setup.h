@@ -1,6 +1,6 @@
 // From the user's settings to a collector. Running on the bundled simulator: `--sim-scenario FILE` hands the
 // scenario to libnvml-sim through its environment variable and, when no NVML library was named, picks the
-// simulator built next to the binary.
+// simulator next to the binary (the build tree's sim-lib/, or the installed PREFIX/lib/gpuwatch/sim/).
 #pragma once
 
 #include <string>
