@@ -15,7 +15,12 @@ std::string prepare_simulator(AgentOptions& options) {
     return "scenario file not found: " + options.sim_scenario;
   // The simulator reads its scenario at nvmlInit; the environment is how any NVML client hands it over.
   ::setenv("GPUWATCH_SIM_SCENARIO", options.sim_scenario.c_str(), 1);
-  if (!options.nvml_library.empty()) return {};
+  return locate_simulator(options);
+}
+
+std::string locate_simulator(AgentOptions& options) {
+  if (options.sim_scenario.empty() || !options.nvml_library.empty()) return {};
+  std::error_code ec;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "cannot locate the simulator: pass --nvml-lib build/sim-lib/libnvidia-ml.so.1";
   // The simulator next to gpuwatch: sim-lib/ beside the binary in a build tree, and the installed tree's own

@@ -12,6 +12,9 @@ namespace gpuwatch {
 
 // Call before the NVML library is opened. Returns an error message, or "" when all is well.
 std::string prepare_simulator(AgentOptions& options);
+// The part of prepare_simulator that touches no environment (safe once threads run, as on reload): with a
+// scenario and no NVML library named, the simulator next to gpuwatch.
+std::string locate_simulator(AgentOptions& options);
 
 // The collector's share of the user's settings; `replaced` is the last snapshot of the collector this one
 // replaces (a reload), null at start.

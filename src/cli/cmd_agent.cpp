@@ -35,6 +35,12 @@ void wait_for_stop(const AgentFlags& flags, Agent& agent, const SignalWaiter& si
                     flags.config_path());
       continue;
     }
+    // Resolved as at start (the simulator next to gpuwatch for a scenario), so an unchanged file changes
+    // nothing.
+    if (auto problem = locate_simulator(reloaded); !problem.empty()) {
+      spdlog::error("reload: {}; keeping the running settings", problem);
+      continue;
+    }
     agent.reload(std::move(reloaded));
     spdlog::info("reloaded {}", flags.config_path());
   }
