@@ -277,13 +277,9 @@ TEST(Agent, SighupReloadsTheNaming) {
   }
   EXPECT_TRUE(switched) << agent.process().stderr_text();
   // The simulator found next to gpuwatch at start is found again: nothing else changed, nothing is said to.
-  const auto reloaded_by = std::chrono::steady_clock::now() + kStartupLimit;
-  while (agent.process().stderr_text().find("reloaded") == std::string::npos &&
-         std::chrono::steady_clock::now() < reloaded_by)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const std::string log = agent.process().stderr_text();
-  EXPECT_NE(log.find("reloaded"), std::string::npos) << log;
-  EXPECT_EQ(log.find("nvml_library"), std::string::npos) << log;
+  EXPECT_TRUE(wait_for_log(agent.process(), "reloaded", kStartupLimit)) << agent.process().stderr_text();
+  EXPECT_EQ(agent.process().stderr_text().find("nvml_library"), std::string::npos)
+      << agent.process().stderr_text();
   std::remove(config.c_str());
 }
 

@@ -127,6 +127,15 @@ std::string BackgroundProcess::stderr_text() const {
   return slurp(stderr_path_);
 }
 
+bool wait_for_log(BackgroundProcess& process, const std::string& text, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (process.stderr_text().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 AgentListening wait_for_listening(BackgroundProcess& agent, std::chrono::milliseconds limit) {
   const std::regex port_line(R"(\(port (\d+)\))");
   const auto deadline = std::chrono::steady_clock::now() + limit;

@@ -53,5 +53,7 @@ struct AgentListening {
   std::optional<int> exit_code;
 };
 AgentListening wait_for_listening(BackgroundProcess& agent, std::chrono::milliseconds limit);
+// Waits until the process's stderr holds `text` (true), or the limit passes (false).
+bool wait_for_log(BackgroundProcess& process, const std::string& text, std::chrono::milliseconds limit);
 
 }  // namespace gpuwatch::test

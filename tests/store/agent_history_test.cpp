@@ -182,12 +182,9 @@ TEST(AgentHistory, RefusedSamplesAreLoggedNotOnlyCounted) {
   ASSERT_TRUE(now.wait_value("gpuwatch_store_samples_rejected_total{reason=\"out_of_order\"}", [](double v) {
     return v > 0;
   })) << now.process().stderr_text();
-  const auto deadline = std::chrono::steady_clock::now() + kLimit;
-  while (now.process().stderr_text().find("history: refused") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(gpuwatch::test::wait_for_log(now.process(), "history: refused", kLimit))
+      << now.process().stderr_text();
   const std::string log = now.process().stderr_text();
-  EXPECT_NE(log.find("history: refused"), std::string::npos) << log;
   EXPECT_NE(log.find("out-of-order timestamp"), std::string::npos) << log;
   now.stop();
 }
