@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -66,6 +67,9 @@ nlohmann::json run(const Options& o) {
   // The simulator reads these at nvmlInit, which the collector's constructor triggers through its clock.
   ::setenv("GPUWATCH_SIM_SCENARIO", o.scenario.c_str(), 1);
   ::setenv("GPUWATCH_SIM_MODE", "lockstep", 1);
+  // Lockstep never runs past the wall clock: start far enough back for every tick to run at full speed.
+  const auto span_s = static_cast<long long>(o.ticks * o.interval_ms / 1000) + 60;
+  ::setenv("GPUWATCH_SIM_EPOCH", std::to_string(static_cast<long long>(std::time(nullptr)) - span_s).c_str(), 0);
 
   gpuwatch::CollectorOptions options;
   options.nvml_library = o.nvml_library;

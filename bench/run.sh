@@ -114,11 +114,11 @@ else
   rm -f "$results/collect-callgrind.json"
 fi
 
-echo "== 2/3 agent memory: ${rss_seconds} s at 10x scenario time, scraped every 0.5 s =="
+echo "== 2/3 agent memory: ${rss_seconds} s of ticks every 100 ms (10x the default rate), scraped every 0.5 s =="
 rss_port=$((port_base + 1))
 GPUWATCH_SIM_TIME_SCALE=10 GPUWATCH_SIM_EPOCH=$(date +%s) \
   "$gpuwatch" agent --sim-scenario "$scenario" --nvml-library "$sim" --proc-root "$proc_root" \
-  --listen "127.0.0.1:$rss_port" --interval 1s --data-dir "$work/rss-data" --log-level warn &
+  --listen "127.0.0.1:$rss_port" --interval 100ms --data-dir "$work/rss-data" --log-level warn &
 agent=$!
 pids+=("$agent")
 wait_ready "http://127.0.0.1:$rss_port/readyz" "$agent"
@@ -130,7 +130,7 @@ while [ $(($(date +%s) - start)) -lt "$rss_seconds" ]; do
 done
 agent_ticks=$(curl -fsS --max-time 2 "http://127.0.0.1:$rss_port/metrics" | awk '$1 == "gpuwatch_ticks_total" {print $2}')
 cat >"$results/rss.json" <<JSON
-{"benchmark": "agent_rss", "wall_seconds": $rss_seconds, "time_scale": 10, "interval_s": 1,
+{"benchmark": "agent_rss", "wall_seconds": $rss_seconds, "time_scale": 10, "interval_s": 0.1,
  "agent_ticks": ${agent_ticks:-0}, "scrapes": $scrapes,
  "vm_rss_kib": $(status_kib "$agent" VmRSS), "vm_hwm_kib": $(status_kib "$agent" VmHWM), "target_rss_mib": 20}
 JSON

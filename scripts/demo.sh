@@ -19,6 +19,7 @@ sysfs_root="$build/demo-sys"
 # the simulated GPUs, the agent's history and its alerts keep to the wall clock.
 export GPUWATCH_SIM_EPOCH=$(date +%s)
 export GPUWATCH_SIM_TIME_SCALE=$scale
+export GPUWATCH_SIM_MODE=scaled  # a lockstep scenario (a simulated day) plays at the same pace
 # A fresh history each run, unless DEMO_DATA_DIR names one to keep.
 if [ -n "${DEMO_DATA_DIR:-}" ]; then
   data_dir=$DEMO_DATA_DIR
@@ -69,7 +70,7 @@ gpuwatch is running on a simulated node: $scenario
   history (PromQL)               $gpuwatch query 'gpu_temperature_celsius{gpu="0"}' --url $url --since 10m
                                  promtool query instant $url 'gpu_temperature_celsius' 
   Grafana                        add a Prometheus data source with URL $url
-  status table                   GPUWATCH_SIM_EPOCH=$GPUWATCH_SIM_EPOCH GPUWATCH_SIM_TIME_SCALE=$scale \\
+  status table                   GPUWATCH_SIM_MODE=scaled GPUWATCH_SIM_EPOCH=$GPUWATCH_SIM_EPOCH GPUWATCH_SIM_TIME_SCALE=$scale \\
                                    $gpuwatch status ${common[*]}
 
 TEXT

@@ -94,7 +94,7 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
                         ? default_external_url(listener_->address, options_.hostname)
                         : options_.external_url),
       current_(std::make_shared<CurrentCollector>()) {
-  // The alert engine's clock is the collector's (scenario time on the simulator).
+  // The alert engine's clock is the collector's (the wall clock, or a lockstep simulator's).
   std::string error;
   alerts_ = make_alerting(
       options_, external_url_,

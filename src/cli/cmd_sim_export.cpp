@@ -2,6 +2,12 @@
 // fast as the machine allows) and writes every native family of every snapshot, per-process series and GPM
 // ratios included, as timestamped exposition files: a deterministic corpus that `gpuwatch import`, promtool
 // and VictoriaMetrics read identically.
+//
+// The export ends at the wall clock's now (its start is aligned to the step), unless GPUWATCH_SIM_EPOCH or
+// the scenario's node.start fixes the start. What the collector would measure of the exporting machine is
+// left out, so the same scenario and start give the same files anywhere: the host's own kernel log, /sys
+// and /proc, and the wall time of each collection.
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +19,8 @@
 #include "cli/commands.h"
 #include "collector/collector.h"
 #include "core/duration.h"
+#include "core/metric_catalogue.h"
+#include "core/rfc3339.h"
 #include "exposition/native_metrics.h"
 #include "exposition/timed_exposition.h"
 
@@ -29,6 +37,19 @@ struct ExportFlags {
   std::string nvml_library;
 };
 
+// The families that time the exporting machine (the wall time of each collection and source read), not the
+// scenario.
+bool times_the_exporter(std::string_view family) {
+  return family == metric_def(Metric::kCollectionSeconds).name ||
+         family == metric_def(Metric::kSourceDuration).name;
+}
+
+// Milliseconds since the epoch as GPUWATCH_SIM_EPOCH reads them: seconds with a fraction.
+std::string epoch_seconds(std::int64_t ms) {
+  const std::string fraction = std::to_string(1000 + ms % 1000);
+  return std::to_string(ms / 1000) + "." + fraction.substr(1);
+}
+
 int run_export(const ExportFlags& flags) {
   const auto duration = parse_duration(flags.duration);
   const auto step = parse_duration(flags.step);
@@ -40,9 +61,24 @@ int run_export(const ExportFlags& flags) {
            "such as 24h, 1s\n";
     return kExitUsage;
   }
+  const std::int64_t step_ms = step->count();
+  const std::int64_t ticks = duration->count() / step_ms;
+  const std::int64_t wall_now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
+  // The last snapshot at the last multiple of the step before now, the first ticks - 1 steps earlier. The
+  // simulator reads GPUWATCH_SIM_EPOCH at nvmlInit; a scenario's node.start still wins over it.
+  const char* user_epoch = std::getenv("GPUWATCH_SIM_EPOCH");
+  const bool start_given = user_epoch != nullptr && *user_epoch != '\0';
+  const std::int64_t planned_start = wall_now_ms / step_ms * step_ms - (ticks - 1) * step_ms;
+  if (!start_given) ::setenv("GPUWATCH_SIM_EPOCH", epoch_seconds(planned_start).c_str(), 1);
+
   AgentOptions options;
   options.sim_scenario = flags.scenario;
   options.nvml_library = flags.nvml_library;
+  options.kmsg.clear();  // the host's sources describe this machine, not the scenario's node
+  options.sysfs_root.clear();
+  options.proc_root.clear();
   if (auto problem = prepare_simulator(options); !problem.empty()) {
     std::cerr << problem << "\n";
     return kExitUsage;
@@ -50,10 +86,27 @@ int run_export(const ExportFlags& flags) {
   ::setenv("GPUWATCH_SIM_MODE", "lockstep", 1);
   CollectorOptions copts = collector_options(options);
   copts.interval = *step;
+  // A hung call is known at once in lockstep (Collector::wait_for); a healthy read on a loaded machine must
+  // never be reported stale.
+  copts.deadline = std::chrono::seconds(10);
   Collector collector(copts);
   Clock& clock = collector.clock();
   if (std::string_view(clock.domain()) != "scenario-lockstep") {
     std::cerr << "sim export needs the simulator's lockstep clock, got " << clock.domain() << "\n";
+    return kExitUsage;
+  }
+  const std::int64_t start = clock.now_ms();
+  const std::int64_t last = start + (ticks - 1) * step_ms;
+  std::cout << "sim export: " << format_rfc3339_ms(start) << " .. " << format_rfc3339_ms(last) << ", "
+            << ticks << " snapshots " << format_duration(*step) << " apart" << std::endl;
+  if (last > wall_now_ms) {
+    // History is never stamped ahead of the clock (and gpuwatch's lockstep clock would wait for it).
+    std::cerr << "sim export: the export would end "
+              << format_duration(std::chrono::milliseconds(last - wall_now_ms))
+              << " after now: its start is fixed by "
+              << (start_given ? "GPUWATCH_SIM_EPOCH (or the scenario's node.start)"
+                              : "the scenario's node.start")
+              << "; give an earlier start or a shorter --duration, or leave the start to the export\n";
     return kExitUsage;
   }
   const ExpositionFormat format =
@@ -75,10 +128,8 @@ int run_export(const ExportFlags& flags) {
     ++files;
   };
   const std::int64_t split_ms = split->count();
-  const std::int64_t ticks = duration->count() / step->count();
-  const std::int64_t start = clock.now_ms();
   for (std::int64_t i = 0; i < ticks; ++i) {
-    if (i > 0) clock.sleep_until_ms(start + i * step->count());
+    if (i > 0) clock.sleep_until_ms(start + i * step_ms);
     collector.tick();
     const SnapshotPtr snapshot = collector.latest();
     if (!snapshot->source_error.empty()) {
@@ -91,11 +142,14 @@ int run_export(const ExportFlags& flags) {
       write_window();
       window_start = t;
     }
-    exposition.add(native_families(*snapshot), t);
+    std::vector<Family> families = native_families(*snapshot);
+    std::erase_if(families, [](const Family& f) { return times_the_exporter(f.name); });
+    exposition.add(families, t);
   }
   write_window();
   std::cout << "files=" << files << " series=" << exposition.series() << " samples=" << samples
-            << " start_ms=" << start << " step_ms=" << step->count() << " ticks=" << ticks << "\n";
+            << " start_ms=" << start << " end_ms=" << last << " step_ms=" << step_ms << " ticks=" << ticks
+            << "\n";
   return kExitOk;
 }
 

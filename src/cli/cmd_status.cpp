@@ -1,5 +1,6 @@
-// `gpuwatch status [--json]`: reads every GPU once and prints one table (or the JSON snapshot). The exit code
-// says how the node is: 0 healthy, 2 warning, 3 critical, 4 no GPU or no driver.
+// `gpuwatch status [--json | --query-gpu FIELDS | --query-compute-apps FIELDS]`: reads every GPU once and
+// prints one table (or the JSON snapshot, or a CSV of chosen fields). The exit code says how the node is:
+// 0 healthy, 2 warning, 3 critical, 4 no GPU or no driver.
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -7,10 +8,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <tuple>
 
 #include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
+#include "cli/status_csv.h"
 #include "cli/status_table.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
@@ -26,8 +30,35 @@ namespace {
 
 struct StatusArgs {
   bool json = false;
+  std::string query_gpu;           // --query-gpu FIELDS
+  std::string query_compute_apps;  // --query-compute-apps FIELDS
+  std::string format = "csv";
+  bool help_query_gpu = false;
+  bool help_query_compute_apps = false;
   std::unique_ptr<AgentFlags> flags;
 };
+
+// The CSV query asked for, if any: the field lists are checked before any GPU is read. Returns false after
+// printing a usage error or the field help (`code` is set then).
+bool parse_query(const StatusArgs& args, std::optional<StatusQuery>& query, int& code) {
+  for (const auto& [kind, fields, help] :
+       {std::tuple{StatusQueryKind::kGpu, &args.query_gpu, args.help_query_gpu},
+        std::tuple{StatusQueryKind::kComputeApps, &args.query_compute_apps, args.help_query_compute_apps}}) {
+    if (help || is_field_help(*fields)) {
+      std::cout << status_query_help(kind);
+      code = kExitOk;
+      return false;
+    }
+    if (fields->empty()) continue;
+    query.emplace();
+    if (auto problem = parse_status_query(kind, *fields, args.format, *query); !problem.empty()) {
+      std::cerr << "gpuwatch: " << problem << "\n";
+      code = kExitUsage;
+      return false;
+    }
+  }
+  return true;
+}
 
 // The worst GPU decides, by the same verdict the table shows and the detectors' settings.
 int exit_code_for(const Snapshot& snap, const rules::DetectorSettings& settings) {
@@ -68,6 +99,8 @@ void explain_no_gpu(const Snapshot& snap, const AgentOptions& options) {
 }
 
 int run_status(const StatusArgs& args) {
+  std::optional<StatusQuery> query;
+  if (int code = kExitOk; !parse_query(args, query, code)) return code;
   AgentOptions options;
   if (!args.flags->resolve(options)) return kExitUsage;
   if (auto problem = prepare_simulator(options); !problem.empty()) {
@@ -97,7 +130,9 @@ int run_status(const StatusArgs& args) {
         kExitCritical);  // the reading thread is stuck inside the driver library: leave without unloading it
   }
   const SnapshotPtr snap = collector->latest();
-  if (args.json) {
+  if (query) {
+    std::cout << render_status_query(*snap, *query, options.detectors);
+  } else if (args.json) {
     std::cout << to_json_text(snapshot_to_json(*snap, options.detectors), 2) << "\n";
   } else {
     const bool terminal = ::isatty(STDOUT_FILENO) == 1;
@@ -126,6 +161,21 @@ void add_status_command(CLI::App& app, CommandAction& action) {
       app.add_subcommand("status", "Read every GPU once and print a table (exit code = health)");
   auto args = std::make_shared<StatusArgs>();
   status->add_flag("--json", args->json, "Print the snapshot as JSON (schema: docs/metrics.md)");
+  auto* query_gpu =
+      status->add_option("--query-gpu", args->query_gpu,
+                         "Print these fields of every GPU as CSV, as nvidia-smi --query-gpu does "
+                         "(FIELDS comma-separated; help: list them)");
+  auto* query_apps =
+      status->add_option("--query-compute-apps", args->query_compute_apps,
+                         "Print these fields of every compute process as CSV (help: list them)");
+  query_gpu->type_name("FIELDS")->excludes("--json")->excludes(query_apps);
+  query_apps->type_name("FIELDS")->excludes("--json");
+  status->add_option("--format", args->format, "CSV of a query: csv, with noheader and nounits if wanted")
+      ->type_name("csv[,noheader][,nounits]")
+      ->capture_default_str();
+  status->add_flag("--help-query-gpu", args->help_query_gpu, "List the fields of --query-gpu");
+  status->add_flag("--help-query-compute-apps", args->help_query_compute_apps,
+                   "List the fields of --query-compute-apps");
   args->flags = std::make_unique<AgentFlags>(*status, kStatusCommand, ConfigFlag::kTaken);
   status->callback([&action, args] { action = [args] { return run_status(*args); }; });
 }

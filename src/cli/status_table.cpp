@@ -86,12 +86,6 @@ std::string temp_cell(const DeviceSnapshot& d) {
   return t ? fmt("%.0f C", *t) : "-";
 }
 
-std::string gpu_cell(const DeviceSnapshot& d) {
-  if (!d.identity.is_mig_instance) return std::to_string(d.identity.index);
-  return std::to_string(d.identity.index) + "/" + std::to_string(d.identity.gpu_instance_id) + "/" +
-         std::to_string(d.identity.compute_instance_id);
-}
-
 std::string_view verdict_colour(HealthVerdict v) {
   switch (v) {
     case HealthVerdict::kHealthy:
@@ -111,6 +105,12 @@ std::string size_cell(const std::optional<double>& bytes) {
 
 }  // namespace
 
+std::string gpu_label(const DeviceSnapshot& d) {
+  if (!d.identity.is_mig_instance) return std::to_string(d.identity.index);
+  return std::to_string(d.identity.index) + "/" + std::to_string(d.identity.gpu_instance_id) + "/" +
+         std::to_string(d.identity.compute_instance_id);
+}
+
 std::string render_status_table(const Snapshot& snap, const StatusTableStyle& style,
                                 const rules::DetectorSettings& settings) {
   std::string out;
@@ -127,13 +127,13 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
     const Health health = assess_health(d, settings);
     const std::string verdict = to_string(health.verdict);
     for (const auto& reason : health.reasons) {
-      const std::string line = "GPU " + gpu_cell(d) + " " + verdict + ": " + reason;
+      const std::string line = "GPU " + gpu_label(d) + " " + verdict + ": " + reason;
       const std::string_view colour = verdict_colour(health.verdict);
       reasons += style.colour && !colour.empty() ? std::string(colour) + line + std::string(kReset) : line;
       reasons += "\n";
     }
     const bool lost = d.state == DeviceState::kLost;
-    gpus.add({gpu_cell(d), d.identity.name, lost ? "-" : util_cell(d), lost ? "-" : memory_cell(d),
+    gpus.add({gpu_label(d), d.identity.name, lost ? "-" : util_cell(d), lost ? "-" : memory_cell(d),
               lost ? "-" : temp_cell(d), lost ? "-" : power_cell(d), lost ? "-" : clock_cell(d),
               lost ? "-" : throttle_cell(d), lost ? "-" : pcie_cell(d), lost ? "-" : ecc_cell(d), verdict},
              verdict_colour(health.verdict));
@@ -143,14 +143,17 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
   out += gpus.render(style.colour, style.width, kDropOrder);
   if (!reasons.empty()) out += "\n" + reasons;
 
-  TextTable procs({"GPU", "PID", "NAME", "TYPE", "MEMORY", "SM"});
+  // The command line last: on a narrow terminal it is cut rather than left out.
+  TextTable procs({"GPU", "PID", "USER", "NAME", "TYPE", "MEMORY", "SM", "COMMAND"});
+  procs.cut_last_column(16);
   std::size_t process_count = 0;
   for (const auto& d : snap.devices) {
     for (const auto& p : d.processes) {
       ++process_count;
-      procs.add({gpu_cell(d), std::to_string(p.pid), p.name.empty() ? "?" : p.name, p.type,
-                 size_cell(p.used_memory_bytes),
-                 p.sm_utilization ? fmt("%.0f%%", *p.sm_utilization * 100) : "-"});
+      procs.add({gpu_label(d), std::to_string(p.pid), p.user.empty() ? "-" : p.user,
+                 p.name.empty() ? "?" : p.name, p.type, size_cell(p.used_memory_bytes),
+                 p.sm_utilization ? fmt("%.0f%%", *p.sm_utilization * 100) : "-",
+                 p.command.empty() ? "-" : p.command});
     }
   }
   out += "\n";
@@ -158,7 +161,7 @@ std::string render_status_table(const Snapshot& snap, const StatusTableStyle& st
     out += style.colour ? std::string(kDim) + "no processes on any GPU" + std::string(kReset) + "\n"
                         : "no processes on any GPU\n";
   } else {
-    out += procs.render(style.colour);
+    out += procs.render(style.colour, style.width);
   }
   return out;
 }

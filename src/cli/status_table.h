@@ -16,6 +16,9 @@ struct StatusTableStyle {
   std::size_t width = 0;  // the terminal's columns: less telling columns are left out to fit; 0: no limit
 };
 
+// The GPU as status names it: its index, or index/GPU instance/compute instance for a MIG instance.
+std::string gpu_label(const DeviceSnapshot& device);
+
 // Each GPU's verdict is assess_health() with the detectors' settings, as the exit code.
 std::string render_status_table(const Snapshot& snapshot, const StatusTableStyle& style,
                                 const rules::DetectorSettings& settings = {});

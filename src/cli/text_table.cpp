@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/utf8.h"
+
 namespace gpuwatch {
 
 TextTable::TextTable(std::vector<std::string> header) {
@@ -9,6 +11,11 @@ TextTable::TextTable(std::vector<std::string> header) {
 }
 
 void TextTable::add(std::vector<std::string> row, std::string_view colour) {
+  // Cells show outside text (process names, alert summaries): a line feed there would break the table, an
+  // escape sequence would reach the terminal.
+  for (auto& cell : row)
+    for (char& c : cell)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   rows_.push_back(std::move(row));
   colours_.resize(rows_.size());
   colours_.back() = colour;
@@ -35,6 +42,11 @@ std::string TextTable::render(bool use_colour, std::size_t max_width,
     if (max_width == 0 || total() <= max_width) break;
     if (column < shown.size()) shown[column] = false;
   }
+  if (cut_last_min_ > 0 && max_width > 0 && !widths.empty() && shown.back() && total() > max_width) {
+    const std::size_t excess = total() - max_width;
+    widths.back() =
+        std::max(std::min(widths.back(), cut_last_min_), widths.back() - std::min(excess, widths.back()));
+  }
   std::string out;
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     const std::string_view colour =
@@ -44,8 +56,13 @@ std::string TextTable::render(bool use_colour, std::size_t max_width,
     for (std::size_t i = 0; i < rows_[r].size(); ++i) {
       if (!shown[i]) continue;
       if (!line.empty()) line.append(2, ' ');
-      line += rows_[r][i];
-      line.append(widths[i] - rows_[r][i].size(), ' ');
+      const std::string& cell = rows_[r][i];
+      if (cell.size() > widths[i]) {  // only the last column is cut
+        line += to_valid_utf8(cell, widths[i]);
+        continue;
+      }
+      line += cell;
+      line.append(widths[i] - cell.size(), ' ');
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line;

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "sources/nvml/simulator_clock.h"
@@ -159,6 +160,9 @@ void Collector::note_failure(std::int64_t now_ms) {
 void Collector::open_session() {
   session_ = std::make_shared<NvmlSession>(lib_, options_.proc_root, options_.hostname);
   if (!session_->ok()) return;
+  parked_calls_ = std::string_view(clock_->domain()) == "scenario-lockstep"
+                      ? reinterpret_cast<ParkedCalls>(lib_->optional_symbol("gpuwatchSimParkedCalls"))
+                      : nullptr;
   node_check_ = std::make_shared<NodeCheck>();
   node_check_->session = session_;
   node_worker_ = std::make_unique<AbandonableWorker>([check = node_check_](std::stop_token) {
@@ -230,6 +234,38 @@ void Collector::close_session() {
   node_worker_.reset();
   node_check_.reset();
   session_.reset();
+}
+
+bool Collector::all_parked() const {
+  unsigned parked = 0;
+  if (parked_calls_(&parked) != 0) return false;
+  const auto busy =
+      std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s->worker->busy(); }) +
+      (node_worker_ && node_worker_->busy() ? 1 : 0) + (listener_ && listener_->listening() ? 1 : 0);
+  return static_cast<unsigned>(busy) <= parked;
+}
+
+bool Collector::wait_for(AbandonableWorker& worker, std::chrono::steady_clock::time_point deadline) const {
+  if (parked_calls_ == nullptr) return worker.wait_until(deadline);
+  std::chrono::microseconds slice{20};
+  for (;;) {
+    if (worker.wait_until(std::min(deadline, std::chrono::steady_clock::now() + slice))) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    // A read that ended since the wait above is neither busy nor parked: it is asked again.
+    if (all_parked()) return !worker.busy();
+    slice = std::min<std::chrono::microseconds>(slice * 2, std::chrono::milliseconds(1));
+  }
+}
+
+void Collector::settle_listener(std::chrono::steady_clock::time_point deadline) const {
+  if (parked_calls_ == nullptr || !listener_) return;
+  // The listener parks again within one event wait of its own once it has taken every event due; it does
+  // not park while the driver answers errors, so this waits that long at most.
+  const auto until = std::min(
+      deadline, std::chrono::steady_clock::now() + 2 * std::chrono::milliseconds(EventListener::kWaitMs));
+  for (std::chrono::microseconds slice{20}; !all_parked() && std::chrono::steady_clock::now() < until;
+       slice = std::min<std::chrono::microseconds>(slice * 2, std::chrono::milliseconds(1)))
+    std::this_thread::sleep_for(slice);
 }
 
 bool Collector::ensure_session(std::int64_t now_ms, std::string& error) {
@@ -333,6 +369,21 @@ void add_aer_samples(const HostSnapshot& host, Snapshot& snap) {
   }
 }
 
+// Who runs each process and how, from the host reading, into the process samples: every consumer of the
+// snapshot finds them on the process.
+void add_process_details(const HostSnapshot& host, Snapshot& snap) {
+  if (!host.process_details) return;
+  for (auto& d : snap.devices) {
+    for (auto& p : d.processes) {
+      const auto it = host.process_details->find(p.pid);
+      if (it == host.process_details->end()) continue;
+      p.uid = it->second.uid;
+      p.user = it->second.user;
+      p.command = it->second.command;
+    }
+  }
+}
+
 }  // namespace
 
 // The host sources read after the GPUs, for this tick's GPUs and processes. A read that overruns the deadline
@@ -373,7 +424,10 @@ void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_p
                        name + ": the host read did not finish before the tick's deadline"});
     }
   }
-  if (snap.host) add_aer_samples(*snap.host, snap);
+  if (snap.host) {
+    add_aer_samples(*snap.host, snap);
+    add_process_details(*snap.host, snap);
+  }
 }
 
 void Collector::tick() {
@@ -402,6 +456,7 @@ void Collector::tick() {
     if (lib_) snap->node.nvml_library = lib_->path();
   } else {
     const auto deadline = wall_start + options_.effective_deadline();
+    settle_listener(deadline);
     const bool node_started = node_worker_->start();
     for (auto& slot : slots_) {
       slot->started = false;
@@ -412,14 +467,14 @@ void Collector::tick() {
     // A worker still inside an earlier read gets no new work, unless that read returns before this tick's
     // deadline (its late result is dropped: it describes an earlier time).
     for (auto& slot : slots_) {
-      if (slot->started || !slot->worker->wait_until(deadline)) continue;
+      if (slot->started || !wait_for(*slot->worker, deadline)) continue;
       slot->job->now_ms = now;
       slot->started = slot->worker->start();
     }
     snap->devices.reserve(slots_.size());
     for (auto& slot : slots_) {
       const std::size_t first = snap->devices.size();
-      if (slot->started && slot->worker->wait_until(deadline)) {
+      if (slot->started && wait_for(*slot->worker, deadline)) {
         worker_cpu += slot->job->cpu;
         nvml += slot->job->nvml;
         ++reads;
@@ -434,7 +489,7 @@ void Collector::tick() {
     // Registration gets a deadline of its own: the tick's may be spent already on a hung GPU.
     update_listener(std::chrono::steady_clock::now() + options_.effective_deadline());
     bool layout_changed = false;
-    if (node_started && node_worker_->wait_until(deadline)) {
+    if (node_started && wait_for(*node_worker_, deadline)) {
       auto& node_calls = session_->calls();
       layout_changed = node_check_->layout_changed;
       nvml += node_check_->nvml;

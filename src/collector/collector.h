@@ -37,8 +37,8 @@ struct CollectorOptions {
   // but never under 50 ms (a long process list on a busy GPU is slow but healthy), even if that exceeds a
   // very short interval.
   std::chrono::milliseconds deadline{0};
-  std::string proc_root = "/proc";
-  std::string hostname;  // "" = the simulated node's name on libnvml-sim, else gethostname()
+  std::string proc_root = "/proc";  // for process names (<pid>/comm); "" = not read, the names stay empty
+  std::string hostname;             // "" = the simulated node's name on libnvml-sim, else gethostname()
   // The host's sources (kernel log, sysfs, /proc): read on a worker of their own after the GPUs, against the
   // same deadline; all empty (not read) unless the agent names them.
   HostSourceOptions host;
@@ -102,6 +102,16 @@ class Collector {
   void close_session();
   void note_failure(std::int64_t now_ms);
   void update_listener(std::chrono::steady_clock::time_point deadline);
+  // On the simulator in lockstep, true when every thread of this collector that calls NVML and has not
+  // returned (device and node workers, the event listener) is blocked until a scenario time still ahead: none
+  // of them moves before the clock does.
+  bool all_parked() const;
+  // Waits for a worker's read until the deadline; in lockstep, no longer than until all_parked(): the same
+  // answer as at the deadline, at once and whatever the machine's load.
+  bool wait_for(AbandonableWorker& worker, std::chrono::steady_clock::time_point deadline) const;
+  // In lockstep, after the clock moved: lets the event listener take every event due by now before the GPUs
+  // are read, so their event counts do not depend on thread scheduling.
+  void settle_listener(std::chrono::steady_clock::time_point deadline) const;
   void harvest(DeviceSlot& slot, Snapshot& snap, bool& reinit);
   void add_stale(const DeviceSlot& slot, const Snapshot* previous, Snapshot& snap) const;
   struct HostJob;
@@ -117,7 +127,9 @@ class Collector {
   std::shared_ptr<NodeCheck> node_check_;
   std::unique_ptr<AbandonableWorker> node_worker_;
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
-  std::shared_ptr<HostJob> host_job_;  // shared with host_worker_'s thread, like a DeviceSlot's job
+  using ParkedCalls = int (*)(unsigned*);
+  ParkedCalls parked_calls_ = nullptr;  // libnvml-sim's gpuwatchSimParkedCalls, in lockstep only
+  std::shared_ptr<HostJob> host_job_;   // shared with host_worker_'s thread, like a DeviceSlot's job
   std::unique_ptr<AbandonableWorker> host_worker_;
   std::shared_ptr<EventCounts> event_counts_ = std::make_shared<EventCounts>();
   std::shared_ptr<CallbackHolder> callback_;

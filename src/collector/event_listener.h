@@ -33,6 +33,9 @@ class EventListener {
   EventListener(const EventListener&) = delete;
   EventListener& operator=(const EventListener&) = delete;
 
+  // False once the thread has given up (no event API, no device supports the wanted types).
+  bool listening() const { return worker_->busy(); }
+
  private:
   struct Delivery;  // the callback, guarded so it is never called after destruction; registration state
   std::shared_ptr<Delivery> delivery_;

@@ -56,6 +56,19 @@ enum class DeviceState : std::uint8_t {
   kLost,   // GPU_IS_LOST: fell off the bus
 };
 
+// "ok", "stale" or "lost", as the JSON API and `status --query-gpu state` write it.
+inline const char* device_state_name(DeviceState s) {
+  switch (s) {
+    case DeviceState::kStale:
+      return "stale";
+    case DeviceState::kLost:
+      return "lost";
+    case DeviceState::kOk:
+      break;
+  }
+  return "ok";
+}
+
 struct ProcessSample {
   unsigned pid = 0;
   std::string name;                         // from /proc/<pid>/comm under --proc-root, "" when unknown
@@ -65,6 +78,11 @@ struct ProcessSample {
   std::optional<double> memory_utilization;
   std::optional<unsigned> gpu_instance_id;  // MIG
   std::optional<unsigned> compute_instance_id;
+  // From /proc under --proc-root, by the host reader (sources/procfs/process_details.h); unknown until it
+  // read the process, and always when --proc-root is "".
+  std::optional<unsigned> uid;  // the real uid
+  std::string user;             // the host's passwd name of uid, else uid in decimal; "" when unknown
+  std::string command;          // the command line, arguments joined by spaces; "" when unknown
 };
 
 struct DeviceSnapshot {
@@ -115,7 +133,7 @@ using CollectorErrorKey = std::tuple<std::string, std::string, int>;
 
 struct Snapshot {
   std::uint64_t sequence = 0;     // increases by one per published snapshot
-  std::int64_t timestamp_ms = 0;  // from the agent's clock (scenario time on the simulator)
+  std::int64_t timestamp_ms = 0;  // from the agent's clock (the wall clock, or a lockstep simulator's)
   NodeInfo node;
   std::vector<DeviceSnapshot> devices;
   std::map<CollectorErrorKey, std::uint64_t> collector_errors;

@@ -24,16 +24,21 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates) {
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  auto matches = close_matches(word, candidates, 1);
+  return matches.empty() ? std::string() : std::move(matches.front());
+}
+
+std::vector<std::string> close_matches(std::string_view word, std::span<const std::string_view> candidates,
+                                       std::size_t limit) {
+  const std::size_t too_far = std::max<std::size_t>(2, word.size() / 3) + 1;
+  std::vector<std::pair<std::size_t, std::string_view>> near;
   for (auto candidate : candidates) {
-    const std::size_t d = edit_distance(word, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = std::string(candidate);
-    }
+    if (const std::size_t d = edit_distance(word, candidate); d < too_far) near.emplace_back(d, candidate);
   }
-  return best;
+  std::stable_sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < near.size() && i < limit; ++i) out.emplace_back(near[i].second);
+  return out;
 }
 
 }  // namespace gpuwatch

@@ -21,6 +21,11 @@ void append_timestamp(std::string& out, std::int64_t t_ms, ExpositionFormat form
   }
 }
 
+void append_length(std::string& out, std::size_t n) {
+  const auto n32 = static_cast<std::uint32_t>(n);
+  out.append(reinterpret_cast<const char*>(&n32), sizeof n32);
+}
+
 }  // namespace
 
 void TimedExposition::add(const std::vector<Family>& families, std::int64_t t_ms) {
@@ -29,12 +34,21 @@ void TimedExposition::add(const std::vector<Family>& families, std::int64_t t_ms
     if (new_family) families_.push_back({Family{f.name, f.type, f.unit, f.help, {}}, {}, {}});
     FamilyData& fd = families_[fit->second];
     for (const Series& s : f.series) {
+      // Looked up by its labels as they are (each with its length, so no two label sets read alike): the
+      // escaped name{labels} is built once per series, not once per sample.
       scratch_.clear();
-      append_series_name(scratch_, f.name, s);
-      scratch_ += ' ';
+      for (const auto& [name, value] : s.labels) {
+        append_length(scratch_, name.size());
+        scratch_ += name;
+        append_length(scratch_, value.size());
+        scratch_ += value;
+      }
       auto [sit, new_series] = fd.index.try_emplace(scratch_, fd.series.size());
       if (new_series) {
-        fd.series.push_back({scratch_, {}});
+        std::string prefix;
+        append_series_name(prefix, f.name, s);
+        prefix += ' ';
+        fd.series.push_back({std::move(prefix), {}});
         ++series_count_;
       }
       fd.series[sit->second].points.emplace_back(t_ms, s.value);

@@ -32,7 +32,7 @@ class TimedExposition {
   struct FamilyData {
     Family header;  // no series
     std::vector<SeriesData> series;
-    std::unordered_map<std::string, std::size_t> index;  // by prefix
+    std::unordered_map<std::string, std::size_t> index;  // by labels (TimedExposition::add)
   };
 
   ExpositionFormat format_;

@@ -7,18 +7,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* state_name(DeviceState s) {
-  switch (s) {
-    case DeviceState::kStale:
-      return "stale";
-    case DeviceState::kLost:
-      return "lost";
-    case DeviceState::kOk:
-      break;
-  }
-  return "ok";
-}
-
 template <typename T>
 json optional_value(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -38,9 +26,16 @@ json metrics_json(const DeviceSnapshot& d) {
   return metrics;
 }
 
+json text_or_null(const std::string& text) {
+  return text.empty() ? json(nullptr) : json(text);
+}
+
 json process_json(const ProcessSample& p) {
   return {{"pid", p.pid},
           {"name", p.name},
+          {"uid", optional_value(p.uid)},
+          {"user", text_or_null(p.user)},
+          {"command", text_or_null(p.command)},
           {"type", p.type},
           {"used_memory_bytes", optional_value(p.used_memory_bytes)},
           {"sm_utilization", optional_value(p.sm_utilization)},
@@ -69,7 +64,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
           {"pci_bus_id", id.pci_bus_id},
           {"vbios_version", id.vbios_version},
           {"mig", std::move(mig)},
-          {"state", state_name(d.state)},
+          {"state", device_state_name(d.state)},
           {"last_read_ms", d.last_read_ms},
           {"health", {{"verdict", to_string(health.verdict)}, {"reasons", health.reasons}}},
           {"metrics", metrics_json(d)},
@@ -117,7 +112,7 @@ written as `null`.
 |---|---|---|
 | `schema_version` | integer | 1 |
 | `sequence` | integer | snapshot number, one more per collection tick |
-| `timestamp_ms` | integer | when the snapshot was taken, ms since the Unix epoch (scenario time on the simulator) |
+| `timestamp_ms` | integer | when the snapshot was taken, ms since the Unix epoch (on a lockstep simulator, its clock: never ahead of the wall clock) |
 | `ticks` | integer | collection ticks completed |
 | `collection_seconds` | number | wall time of the last tick |
 | `source_error` | string | why no device could be read at all; `""` when devices were read |
@@ -136,10 +131,15 @@ Each element of `devices`:
 | `last_read_ms` | integer | when the values below were read |
 | `health` | object | `verdict` (`healthy`, `warning`, `critical`) and `reasons` (strings, worst first) |
 | `metrics` | object | native metric name -> array of `{labels: {name: value}, value: number}`; empty for a lost GPU |
-| `processes` | array | `{pid, name, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null` |
+| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null` |
 | `xid_counts` | object | XID code (string) -> count since the agent started |
 | `last_xid` | integer or null | the last XID code seen |
 | `unsupported` | array of strings | NVML calls the GPU answered NOT_SUPPORTED |
+
+Of a process, `name` is its `comm` (at most 15 bytes on Linux); `uid` its real uid, `user` the name the host's
+passwd file gives that uid (else the uid in decimal) and `command` its command line with the arguments joined
+by spaces, all read from `/proc` under `--proc-root` (`docs/status.md` says which passwd file). They are `null`
+until the host reader has read the process, and always with `--proc-root ""`.
 )";
 }
 

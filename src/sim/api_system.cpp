@@ -102,6 +102,11 @@ int gpuwatchSimIsLockstep(int* lockstep) {
   });
 }
 
+int gpuwatchSimParkedCalls(unsigned* count) {
+  return guarded(
+      [&]() -> nvmlReturn_t { return count ? sim().parked_calls(*count) : NVML_ERROR_INVALID_ARGUMENT; });
+}
+
 int gpuwatchSimGetHostname(char* buf, unsigned len) {
   return guarded([&]() -> nvmlReturn_t {
     const auto node = sim().node();

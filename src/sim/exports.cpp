@@ -11,6 +11,7 @@ namespace gpuwatch::sim {
         GPUWATCH_SIM_CLIENT_SYMBOLS(GPUWATCH_SIM_ADDRESS) reinterpret_cast<const void*>(&gpuwatchSimGetTime),
     reinterpret_cast<const void*>(&gpuwatchSimSetTime),
     reinterpret_cast<const void*>(&gpuwatchSimIsLockstep),
+    reinterpret_cast<const void*>(&gpuwatchSimParkedCalls),
     reinterpret_cast<const void*>(&gpuwatchSimLastError),
     reinterpret_cast<const void*>(&gpuwatchSimGetHostname),
     reinterpret_cast<const void*>(&gpuwatchSimWriteProcTree),

@@ -19,6 +19,7 @@ GPUWATCH_SIM_CLIENT_SYMBOLS(GPUWATCH_SIM_DECLARE)
 GPUWATCH_SIM_EXPORT int gpuwatchSimGetTime(double* unix_seconds);
 GPUWATCH_SIM_EXPORT int gpuwatchSimSetTime(double unix_seconds);
 GPUWATCH_SIM_EXPORT int gpuwatchSimIsLockstep(int* lockstep);
+GPUWATCH_SIM_EXPORT int gpuwatchSimParkedCalls(unsigned* count);
 GPUWATCH_SIM_EXPORT int gpuwatchSimLastError(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimGetHostname(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteProcTree(const char* dir);

@@ -100,7 +100,14 @@ Counters per_wall_seconds(Counters c, double wall_per_second) {
 }
 
 Counters GpuPhysics::counters_at_step(std::int64_t k) const {
-  std::lock_guard lock(cache_mutex_);
+  // From the checkpoint at or before step `first`, or from the last step integrated to when that lies
+  // between the two: the same steps in the same order either way.
+  const auto integrate = [&](std::int64_t first, std::int64_t end) {
+    const bool resume = last_step_ >= first && last_step_ <= end;
+    Counters c = resume ? last_counters_ : checkpoints_[static_cast<std::size_t>(first / kCheckpointSteps)];
+    for (std::int64_t i = resume ? last_step_ : first; i < end; ++i) advance(c, step(i), 1);
+    return c;
+  };
   if (checkpoints_.empty()) {
     Counters start;
     start.temp_c = step(0).temp_target;
@@ -108,19 +115,19 @@ Counters GpuPhysics::counters_at_step(std::int64_t k) const {
   }
   const auto wanted = static_cast<std::size_t>(k / kCheckpointSteps);
   while (checkpoints_.size() <= wanted) {
-    Counters c = checkpoints_.back();
     const std::int64_t first = static_cast<std::int64_t>(checkpoints_.size() - 1) * kCheckpointSteps;
-    for (std::int64_t i = first; i < first + kCheckpointSteps; ++i) advance(c, step(i), 1);
-    checkpoints_.push_back(c);
+    checkpoints_.push_back(integrate(first, first + kCheckpointSteps));
   }
-  Counters c = checkpoints_[wanted];
-  for (std::int64_t i = static_cast<std::int64_t>(wanted) * kCheckpointSteps; i < k; ++i)
-    advance(c, step(i), 1);
+  const Counters c = integrate(static_cast<std::int64_t>(wanted) * kCheckpointSteps, k);
+  last_step_ = k;
+  last_counters_ = c;
   return c;
 }
 
 GpuReading GpuPhysics::read(double t) const {
   t = std::max(0.0, t);
+  std::lock_guard lock(cache_mutex_);
+  if (have_last_reading_ && last_reading_.t == t) return last_reading_;
   const auto k = static_cast<std::int64_t>(std::floor(t));
   const Step s = step(k);
   GpuReading r;
@@ -139,6 +146,8 @@ GpuReading GpuPhysics::read(double t) const {
   r.mem_mhz = m.max_mem_mhz;
   r.pcie_tx_kbs = s.pcie_tx_kbs;
   r.pcie_rx_kbs = s.pcie_rx_kbs;
+  have_last_reading_ = true;
+  last_reading_ = r;
   return r;
 }
 

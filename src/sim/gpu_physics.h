@@ -3,7 +3,9 @@
 //
 // Inputs are constant over each one-second step of scenario time. Counters are integrated over those
 // fixed steps from t = 0 (with checkpoints cached every few minutes), so any reader at the same t gets the
-// same value, whatever it read before.
+// same value, whatever it read before. The last reading and the counters it was integrated to are kept too:
+// every call of one collection reads the same t, and the next collection's t continues that integration
+// (the same steps in the same order as from the checkpoint, so the same bits) instead of starting over.
 #pragma once
 
 #include <cstdint>
@@ -72,7 +74,11 @@ class GpuPhysics {
   unsigned gpu_;
   mutable std::mutex cache_mutex_;
   mutable std::vector<Counters>
-      checkpoints_;  // counters at steps 0, kCheckpointSteps, 2*kCheckpointSteps, ...
+      checkpoints_;                      // counters at steps 0, kCheckpointSteps, 2*kCheckpointSteps, ...
+  mutable std::int64_t last_step_ = -1;  // the step last integrated to, and the counters there
+  mutable Counters last_counters_;
+  mutable bool have_last_reading_ = false;  // the last read()'s answer, for more calls at the same t
+  mutable GpuReading last_reading_;
 };
 
 }  // namespace gpuwatch::sim

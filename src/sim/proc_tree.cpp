@@ -1,8 +1,11 @@
 // gpuwatchSimWriteProcTree: a fake /proc with the scenario's processes (comm, cmdline, cgroup, status, maps),
-// so the agent's process attribution can run against the same scenario as its NVML readings.
+// so the agent's process attribution can run against the same scenario as its NVML readings, and the host's
+// passwd file where the agent looks for it in a proc tree, <dir>/1/root/etc/passwd (init's view of /etc),
+// naming the scenario's users.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <system_error>
 
 #include "sim/api_support.h"
@@ -41,15 +44,38 @@ nvmlReturn_t write_process(const std::filesystem::path& root, const ProcessSpec&
   if (ec) return NVML_ERROR_OPERATING_SYSTEM;
   std::string cmdline;
   for (const auto& arg : p.cmdline) cmdline += arg + '\0';
-  const std::string cgroup = p.cgroup.empty() ? "/user.slice/user-1000.slice/session-1.scope" : p.cgroup;
+  const std::string uid = std::to_string(p.uid);
+  const std::string cgroup =
+      p.cgroup.empty() ? "/user.slice/user-" + uid + ".slice/session-1.scope" : p.cgroup;
   const std::string comm = p.name.substr(0, 15);
+  // Real, effective, saved and filesystem ids, as the kernel lists them; the group is the user's own.
+  const std::string ids = uid + "\t" + uid + "\t" + uid + "\t" + uid + "\n";
   const std::string status = "Name:\t" + comm + "\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t" +
                              std::to_string(p.pid) + "\nPid:\t" + std::to_string(p.pid) + "\nPPid:\t" +
-                             std::to_string(p.ppid) + "\n";
+                             std::to_string(p.ppid) + "\nTracerPid:\t0\nUid:\t" + ids + "Gid:\t" + ids;
   const bool ok = write_file(dir / "comm", comm + "\n") && write_file(dir / "cmdline", cmdline) &&
                   write_file(dir / "cgroup", "0::" + cgroup + "\n") && write_file(dir / "status", status) &&
                   write_file(dir / "maps", maps_text(p, driver_version));
   return ok ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
+}
+
+// root and every user the scenario names, each once.
+nvmlReturn_t write_passwd(const std::filesystem::path& root, const std::vector<ProcessSpec>& processes) {
+  std::map<unsigned, std::string> users;
+  for (const auto& p : processes)
+    if (!p.user.empty()) users.emplace(p.uid, p.user);
+  users.emplace(0, "root");
+  std::string text;
+  for (const auto& [uid, name] : users) {
+    const std::string id = std::to_string(uid);
+    const std::string home = uid == 0 ? "/root" : "/home/" + name;
+    text += name + ":x:" + id + ":" + id + "::" + home + ":/bin/bash\n";
+  }
+  const std::filesystem::path etc = root / "1" / "root" / "etc";
+  std::error_code ec;
+  std::filesystem::create_directories(etc, ec);
+  if (ec) return NVML_ERROR_OPERATING_SYSTEM;
+  return write_file(etc / "passwd", text) ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
 }
 
 }  // namespace
@@ -62,6 +88,6 @@ extern "C" int gpuwatchSimWriteProcTree(const char* dir) {
     for (const auto& p : node->scenario.processes)
       if (const nvmlReturn_t r = write_process(dir, p, node->scenario.node.driver_version); r != NVML_SUCCESS)
         return r;
-    return NVML_SUCCESS;
+    return write_passwd(dir, node->scenario.processes);
   });
 }

@@ -73,6 +73,10 @@ struct ProcessSpec {
   // utilization falls with it (its kernels wait for the data).
   Shape pcie_rx, pcie_tx;
   ProcessType type = ProcessType::kCompute;
+  // Who runs it: the uid goes into the fake /proc/<pid>/status, a named user into the tree's passwd file. A
+  // user named without a uid gets the first free one from 1001 up; a process with neither runs as uid 1000.
+  std::string user;
+  unsigned uid = 1000;
   std::string cgroup;
   std::vector<std::string> libraries;
   ProcessExit exit = ProcessExit::kNormal;

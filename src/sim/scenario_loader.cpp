@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -152,7 +153,7 @@ void read_pcie_switches(const YamlReader& in, const YAML::Node& node, Scenario& 
 ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenario& sc) {
   in.expect_map(p, "a process",
                 {"pid", "ppid", "gpu", "mig", "name", "cmdline", "start", "stop", "memory", "sm_util",
-                 "pcie_rx", "pcie_tx", "type", "cgroup", "libraries", "exit"});
+                 "pcie_rx", "pcie_tx", "type", "user", "uid", "cgroup", "libraries", "exit"});
   ProcessSpec out;
   if (!p["pid"]) in.fail(p, "a process needs a pid");
   out.pid = in.whole(p["pid"], "pid");
@@ -191,6 +192,12 @@ ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenar
       in.fail(t, "expected type 'compute' or 'graphics', got '" + s + "'");
     out.type = s == "graphics" ? ProcessType::kGraphics : ProcessType::kCompute;
   }
+  if (const auto u = p["user"]) {
+    out.user = in.text(u, "user");
+    if (out.user.empty() || out.user.find_first_of(":\n") != std::string::npos)
+      in.fail(u, "a user name must not be empty nor hold ':' or a line break");
+  }
+  if (p["uid"]) out.uid = in.whole(p["uid"], "uid");
   if (p["cgroup"]) out.cgroup = in.text(p["cgroup"], "cgroup");
   if (p["libraries"]) out.libraries = in.text_list(p["libraries"], "libraries");
   if (const auto e = p["exit"]) {
@@ -200,6 +207,38 @@ ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenar
     out.exit = s == "oom" ? ProcessExit::kOom : s == "killed" ? ProcessExit::kKilled : ProcessExit::kNormal;
   }
   return out;
+}
+
+// A user named without a uid gets the first uid from 1001 up that no process has by its own `uid`; a name
+// has one uid, a uid one name.
+void assign_uids(const YamlReader& in, const YAML::Node& procs, Scenario& sc) {
+  std::set<unsigned> taken = {1000};  // what a process without user and uid runs as
+  std::map<std::string, unsigned> uid_of;
+  std::map<unsigned, std::string> user_of;
+  auto pair_up = [&](const YAML::Node& at, const ProcessSpec& p) {
+    if (const auto [it, fresh] = uid_of.emplace(p.user, p.uid); !fresh && it->second != p.uid)
+      in.fail(at, "user " + p.user + " has two uids, " + std::to_string(it->second) + " and " +
+                      std::to_string(p.uid));
+    if (const auto [it, fresh] = user_of.emplace(p.uid, p.user); !fresh && it->second != p.user)
+      in.fail(at, "uid " + std::to_string(p.uid) + " is both " + it->second + " and " + p.user);
+  };
+  for (std::size_t i = 0; i < sc.processes.size(); ++i) {
+    if (!procs[i]["uid"]) continue;
+    taken.insert(sc.processes[i].uid);
+    if (!sc.processes[i].user.empty()) pair_up(procs[i]["uid"], sc.processes[i]);
+  }
+  unsigned next = 1001;
+  for (std::size_t i = 0; i < sc.processes.size(); ++i) {
+    ProcessSpec& p = sc.processes[i];
+    if (p.user.empty() || procs[i]["uid"]) continue;
+    if (const auto known = uid_of.find(p.user); known != uid_of.end()) {
+      p.uid = known->second;
+      continue;
+    }
+    while (taken.contains(next) || user_of.contains(next)) ++next;
+    p.uid = next;
+    pair_up(procs[i]["user"], p);
+  }
 }
 
 Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& name) {
@@ -221,6 +260,7 @@ Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& 
       if (!pids.insert(sc.processes.back().pid).second)
         in.fail(p["pid"], "pid " + std::to_string(sc.processes.back().pid) + " is listed twice");
     }
+    assign_uids(in, procs, sc);
   }
   if (root["faults"] && !root["faults"].IsNull()) sc.faults = read_faults(in, root["faults"], sc);
   return sc;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <new>
 
 #include "sim/handles.h"
@@ -148,10 +149,15 @@ nvmlReturn_t Simulator::write_kernel_log(const std::string& path) {
   return sim::write_kernel_log(path, *node, t, wall_per_second) ? NVML_SUCCESS : NVML_ERROR_OPERATING_SYSTEM;
 }
 
+double Simulator::unix_now_locked() const {
+  if (lockstep_) return start_unix_ + lockstep_elapsed_;
+  return start_unix_ + (wall_unix_now() - origin_unix_);
+}
+
 void Simulator::stamp_locked(Call& call) const {
   call.t = elapsed_locked();
   call.wall_per_second = wall_per_second_locked();
-  call.unix = unix_locked(call.t);
+  call.unix = unix_now_locked();
 }
 
 GpuReading Call::reading() const {
@@ -167,6 +173,7 @@ double Simulator::elapsed_locked() const {
 
 bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double until,
                                   std::uint32_t generation) {
+  const auto parked = parked_until_.insert(until);
   while (init_count_ > 0 && generation_ == generation && elapsed_locked() < until) {
     if (lockstep_ || std::isinf(until)) {
       changed_.wait(lock);
@@ -174,7 +181,16 @@ bool Simulator::wait_until_locked(std::unique_lock<std::mutex>& lock, double unt
       changed_.wait_until(lock, wall_point(origin_unix_ + until / time_scale_));
     }
   }
+  parked_until_.erase(parked);
   return init_count_ > 0 && generation_ == generation;
+}
+
+nvmlReturn_t Simulator::parked_calls(unsigned& count) {
+  std::lock_guard lock(mutex_);
+  if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
+  count =
+      static_cast<unsigned>(std::distance(parked_until_.upper_bound(elapsed_locked()), parked_until_.end()));
+  return NVML_SUCCESS;
 }
 
 nvmlReturn_t Simulator::enter_system(Call& call) {
@@ -247,7 +263,7 @@ nvmlReturn_t Simulator::driver_answer_locked() const {
 nvmlReturn_t Simulator::get_time(double& unix_seconds) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
-  unix_seconds = unix_locked(elapsed_locked());
+  unix_seconds = unix_now_locked();
   return NVML_SUCCESS;
 }
 

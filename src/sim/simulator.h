@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,9 @@ class Simulator {
   nvmlReturn_t get_time(double& unix_seconds);
   nvmlReturn_t set_time(double unix_seconds);
   nvmlReturn_t is_lockstep(int& lockstep);
+  // Calls blocked until a scenario time still ahead (a hung_call fault, an event wait): in lockstep none of
+  // them returns before the clock is moved.
+  nvmlReturn_t parked_calls(unsigned& count);
 
   nvmlReturn_t event_set_create(nvmlEventSet_t& out);
   nvmlReturn_t event_register(nvmlEventSet_t set, unsigned gpu, unsigned long long mask, double since);
@@ -115,7 +119,9 @@ class Simulator {
   Simulator();
   double elapsed_locked() const;
   double wall_per_second_locked() const { return lockstep_ ? 1.0 : 1.0 / time_scale_; }
-  double unix_locked(double t) const { return start_unix_ + t * wall_per_second_locked(); }
+  // The reported time now: lockstep, start + scenario time; scaled, start + the wall seconds since the epoch
+  // (also before an epoch in the future, when scenario time waits at 0: never ahead of the clock).
+  double unix_now_locked() const;
   // Fills the call's times from the current scenario time.
   void stamp_locked(Call& call) const;
   // Blocks (releasing the lock) until scenario time reaches `until` or the init generation changes.
@@ -139,6 +145,7 @@ class Simulator {
   double origin_unix_ = 0;
   double start_unix_ = 0;
   double lockstep_elapsed_ = 0;
+  std::multiset<double> parked_until_;  // the `until` of every call in wait_until_locked
   std::uint32_t next_id_ = 1;
   std::map<std::uint32_t, EventSetState> event_sets_;
   std::map<std::uint32_t, GpmSampleState> samples_;

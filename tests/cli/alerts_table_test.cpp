@@ -3,8 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <vector>
+
+#include "text_lines.h"
 
 namespace gpuwatch {
 namespace {
@@ -20,18 +21,11 @@ nlohmann::json alert(const std::string& name, const std::string& severity, const
           {"muted", muted}};
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
 TEST(AlertsTable, PagesComeFirstThenGpusInNumberOrderAndNodeWideAlertsLast) {
   const auto alerts = nlohmann::json::array(
       {alert("Watchdog", "ticket", ""), alert("GpuThermalSlowdown", "ticket", "2"),
        alert("GpuMemoryExhaustionForecast", "page", "12"), alert("GpuLost", "page", "3")});
-  const auto rows = lines(render_alerts_table(alerts));
+  const auto rows = test::lines_of(render_alerts_table(alerts));
   ASSERT_EQ(rows.size(), 5U);
   EXPECT_NE(rows[1].find("GpuLost"), std::string::npos) << rows[1];
   EXPECT_NE(rows[2].find("GpuMemoryExhaustionForecast"), std::string::npos) << rows[2];
@@ -40,8 +34,8 @@ TEST(AlertsTable, PagesComeFirstThenGpusInNumberOrderAndNodeWideAlertsLast) {
 }
 
 TEST(AlertsTable, ALongAlertNameKeepsItsColumnApartFromTheGpu) {
-  const auto rows =
-      lines(render_alerts_table(nlohmann::json::array({alert("GpuMemoryExhaustionForecast", "page", "6")})));
+  const auto rows = test::lines_of(
+      render_alerts_table(nlohmann::json::array({alert("GpuMemoryExhaustionForecast", "page", "6")})));
   ASSERT_EQ(rows.size(), 2U);
   EXPECT_NE(rows[1].find("GpuMemoryExhaustionForecast  6"), std::string::npos) << rows[1];
   EXPECT_EQ(rows[0].find("GPU"), rows[1].find(" 6 ") + 1) << rows[0] << "\n" << rows[1];

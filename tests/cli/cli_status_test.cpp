@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run_process.h"
+#include "text_lines.h"
 
 namespace gpuwatch::test {
 namespace {
@@ -77,8 +78,110 @@ TEST(StatusCommand, ADetectorThresholdMovesTheVerdictTheExitCodeAndTheAlertsToge
   with_json.push_back("--json");
   r = run_process(with_json, one_hour_in());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  for (const auto& d : nlohmann::json::parse(r.out).at("devices"))
-    EXPECT_EQ(d.at("health").at("verdict"), "warning") << d.dump();
+  // The document outlives the loop: a range over parse(...).at(...) would read a destroyed temporary.
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("devices").size(), 8U);
+  for (const auto& d : doc.at("devices")) EXPECT_EQ(d.at("health").at("verdict"), "warning") << d.dump();
+}
+
+// nvidia-smi's --query-gpu, spelled with '=' as scripts spell it for nvidia-smi.
+TEST(StatusCommand, QueryGpuPrintsTheChosenFieldsAsCsvAndALostGpuKeepsItsRow) {
+  auto r = run_process(
+      {kBinary, "status", "--sim-scenario", kScenarios + "incidents-8xh200.yaml",
+       "--query-gpu=index,name,temperature.gpu,utilization.gpu,memory.used,memory.total,state,health",
+       "--format=csv,noheader,nounits"},
+      one_hour_in());
+  EXPECT_EQ(r.exit_code, 3) << "the exit code is the node's health, as with the table\n" << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 8U) << r.out;
+  for (const auto& line : lines) {
+    if (line.starts_with("3, ")) {
+      EXPECT_EQ(line, "3, [N/A], [N/A], [N/A], [N/A], [N/A], lost, critical");
+    } else {
+      EXPECT_TRUE(std::regex_match(line, std::regex(R"(\d, NVIDIA H200, \d+, \d+, \d+, 143771, ok, \w+)")))
+          << line;
+    }
+  }
+  r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "healthy-8xh200.yaml", "--query-gpu",
+                   "index,utilization.gpu,memory.used,power.draw", "--format", "csv"},
+                  one_hour_in());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(lines_of(r.out).size(), 9U) << r.out;
+  EXPECT_EQ(lines_of(r.out)[0], "index, utilization.gpu [%], memory.used [MiB], power.draw [W]");
+  EXPECT_TRUE(std::regex_match(lines_of(r.out)[1], std::regex(R"(0, \d+ %, \d+ MiB, \d+\.\d\d W)"))) << r.out;
+}
+
+TEST(StatusCommand, AnUnknownQueryFieldIsAUsageErrorNamingTheCloseOnes) {
+  auto r = run_process({kBinary, "status", "--query-gpu", "index,temprature.gpu"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown field 'temprature.gpu' (close: temperature.gpu)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "") << "nothing was read";
+  r = run_process({kBinary, "status", "--query-gpu", "index", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << "CSV or JSON, not both";
+}
+
+TEST(StatusCommand, ListsTheQueryFields) {
+  for (const auto& args :
+       {std::vector<std::string>{"--help-query-gpu"}, std::vector<std::string>{"--query-gpu", "help"}}) {
+    auto argv = std::vector<std::string>{kBinary, "status"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run_process(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\n  memory.used [MiB]\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\n  health.reasons  (gpuwatch)\n"), std::string::npos) << r.out;
+  }
+  auto r = run_process({kBinary, "status", "--help-query-compute-apps"});
+  EXPECT_NE(r.out.find("\n  used_gpu_memory or used_memory [MiB]\n"), std::string::npos) << r.out;
+}
+
+// The simulator's /proc tree names the scenario's users; status shows who runs each process and how, in the
+// table, the JSON and the compute apps' CSV alike.
+TEST(StatusCommand, ProcessesShowTheirUserAndCommandLine) {
+  const std::string root = "/tmp/gpuwatch-cli-users-" + std::to_string(::getpid());
+  const std::string proc = root + "/proc";
+  const std::string scenario = kScenarios + "tests/basic.yaml";
+  // Twenty minutes in: all three processes run.
+  const std::map<std::string, std::string> env = {
+      {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 1200)}, {"NO_COLOR", "1"}};
+  auto r = run_process({kBinary, "sim", "proc-tree", "--sim-scenario", scenario, "--proc-root", proc}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> base = {kBinary, "status", "--sim-scenario", scenario, "--proc-root", proc};
+
+  r = run_process(base, env);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nGPU +PID +USER +NAME +TYPE +MEMORY +SM +COMMAND\n")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\n0 +1001 +alice +python3 +compute .* python3 train.py --epochs 3\n")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n0 +1002 +2001 +worker +compute .* worker\n")))
+      << "a uid the passwd file does not name\n"
+      << r.out;
+
+  auto with_json = base;
+  with_json.push_back("--json");
+  r = run_process(with_json, env);
+  std::map<unsigned, nlohmann::json> processes;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& d : doc.at("devices"))
+    for (const auto& p : d.at("processes")) processes[p.at("pid").get<unsigned>()] = p;
+  ASSERT_EQ(processes.size(), 3U) << r.out;
+  EXPECT_EQ(processes[1001].at("user"), "alice");
+  EXPECT_EQ(processes[1001].at("uid"), 1001);
+  EXPECT_EQ(processes[1001].at("command"), "python3 train.py --epochs 3");
+  EXPECT_EQ(processes[1002].at("user"), "2001");
+  EXPECT_EQ(processes[1003].at("uid"), 1000) << "the default uid";
+
+  auto with_csv = base;
+  for (const char* arg :
+       {"--query-compute-apps", "pid,user,uid,command,process_name", "--format", "csv,noheader"})
+    with_csv.push_back(arg);
+  r = run_process(with_csv, env);
+  EXPECT_EQ(r.out,
+            "1001, alice, 1001, python3 train.py --epochs 3, python3\n1002, 2001, 2001, worker, worker\n")
+      << "the graphics process (Xorg) is no compute app\n"
+      << r.err;
+  std::filesystem::remove_all(root);
 }
 
 TEST(StatusCommand, TakesTheScenarioUnderEitherSpelling) {

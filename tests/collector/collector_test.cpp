@@ -143,6 +143,34 @@ TEST_F(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFre
   EXPECT_EQ(recovered->devices[2].last_read_ms, sim_.ms_at(71));
 }
 
+// In lockstep a call inside a hang cannot return before the clock moves, so the collector does not wait for
+// the deadline to call the GPU stale (here an hour: the test would time out).
+TEST_F(CollectorTest, InLockstepAHungGpuIsStaleWithoutWaitingForTheDeadline) {
+  CollectorOptions o = sim_options();
+  o.deadline = std::chrono::hours(1);
+  Collector c(o);
+  tick_at(c, 39);
+  for (double t : {41.0, 42.0, 69.0}) {
+    auto hung = tick_at(c, t);
+    EXPECT_EQ(hung->devices[2].state, DeviceState::kStale) << t;
+    EXPECT_EQ(hung->devices[0].state, DeviceState::kOk) << t;
+    EXPECT_EQ(hung->devices[0].last_read_ms, sim_.ms_at(t));
+  }
+  auto recovered = tick_at(c, 70);  // the hang ends at 70 s: the call returns, the GPU is read afresh
+  EXPECT_EQ(recovered->devices[2].state, DeviceState::kOk);
+  EXPECT_EQ(recovered->devices[2].last_read_ms, sim_.ms_at(70));
+}
+
+// In lockstep the event listener takes every event due before the tick reads the GPUs: the XID at 60 s is in
+// the snapshot of 60 s, whatever the threads' scheduling.
+TEST_F(CollectorTest, InLockstepTheTickAtAnEventsTimeCountsIt) {
+  Collector c(sim_options());
+  EXPECT_TRUE(tick_at(c, 59)->devices[0].xid_counts.empty());
+  const auto at = tick_at(c, 60);
+  ASSERT_EQ(at->devices[0].xid_counts.count(48), 1U);
+  EXPECT_EQ(at->devices[0].last_xid, 48U);
+}
+
 TEST_F(CollectorTest, ShutdownReturnsWhileAWorkerIsStuckInTheDriver) {
   auto c = std::make_unique<Collector>(sim_options());
   tick_at(*c, 41);

@@ -1,6 +1,6 @@
 // The host's sources on the collector's side: the kernel log, sysfs (AER, topology, driver module) and /proc
-// (mapped CUDA libraries, cgroups) are read into each snapshot with a gpuwatch_source status each, against
-// the tick's deadline, like the GPUs.
+// (mapped CUDA libraries, cgroups, users, command lines) are read into each snapshot with a gpuwatch_source
+// status each, against the tick's deadline, like the GPUs.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -25,7 +25,8 @@ devices:
     count: 2
     workload: {utilization: 70}
 processes:
-  - {pid: 5001, gpu: 0, name: trainer, memory: 20GiB, sm_util: 60,
+  - {pid: 5001, gpu: 0, name: trainer, memory: 20GiB, sm_util: 60, user: mlops, uid: 1500,
+     cmdline: [torchrun, --nproc-per-node=8, train.py],
      cgroup: "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234abcd_0000_4000_8000_000000000001.slice/cri-containerd-abc123.scope"}
 )";
 
@@ -83,6 +84,12 @@ TEST_F(HostSourcesTest, AreReadIntoTheSnapshotWithASourceStatusEach) {
   ASSERT_TRUE(s->host->process_libraries->contains(5001));
   EXPECT_FALSE(s->host->process_libraries->at(5001).empty()) << "the simulated process maps libcuda";
   EXPECT_EQ(s->host->workloads->at(5001).container_id, "containerd://abc123");
+  // Who runs it and how, on the process itself, for every consumer of the snapshot.
+  ASSERT_EQ(s->devices[0].processes.size(), 1u);
+  const ProcessSample& trainer = s->devices[0].processes[0];
+  EXPECT_EQ(trainer.uid, 1500u);
+  EXPECT_EQ(trainer.user, "mlops") << "from the tree's passwd file";
+  EXPECT_EQ(trainer.command, "torchrun --nproc-per-node=8 train.py");
   // AER counters are samples of their GPU, like any reading.
   EXPECT_EQ(test::value_of(s->devices[0], Metric::kPcieAerErrors, "fatal"), 2);
   EXPECT_EQ(s->devices[1].find(Metric::kPcieAerErrors), nullptr) << "GPU 1 has no AER files";

@@ -51,6 +51,36 @@ TEST(Hang, HungCallBlocksOneGpuUntilScenarioTimePassesIt) {
   EXPECT_GE(returned_at, lib.start() + 180) << "the call returned only once the 60 s hang was over";
 }
 
+// What the collector asks in lockstep to tell a hung call from a slow one: a call blocked until a scenario
+// time still ahead counts as parked until the clock reaches that time.
+TEST(Hang, ParkedCallsCountsTheCallsThatWaitForTheClock) {
+  SimLibrary lib(scenario_path("tests/faults.yaml"));
+  lib.init();
+  lib.at(120);
+  unsigned parked = 99;
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  EXPECT_EQ(parked, 0U);
+  std::atomic<pid_t> tid{0};
+  std::thread caller([&] {
+    tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    unsigned temp = 0;
+    lib.api.nvmlDeviceGetTemperature(lib.gpu(5), NVML_TEMPERATURE_GPU, &temp);
+  });
+  while (tid == 0) std::this_thread::yield();
+  wait_until_blocked(tid);
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  EXPECT_EQ(parked, 1U) << "the call to GPU 5 waits for the end of its hang at 180 s";
+  lib.at(150);
+  wait_until_blocked(tid);
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  EXPECT_EQ(parked, 1U) << "still inside the hang";
+  lib.at(180);
+  caller.join();
+  ASSERT_EQ(lib.api.gpuwatchSimParkedCalls(&parked), NVML_SUCCESS);
+  EXPECT_EQ(parked, 0U);
+  EXPECT_EQ(lib.api.gpuwatchSimParkedCalls(nullptr), NVML_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(Hang, DriverHangBlocksEveryCall) {
   SimLibrary lib(scenario_path("tests/driver-hang.yaml"));
   lib.init();

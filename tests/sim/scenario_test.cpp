@@ -103,6 +103,32 @@ TEST(Scenario, TruncatedScenariosFailCleanly) {
   std::filesystem::remove(path);
 }
 
+// A process's user: one uid per name and one name per uid, so the passwd file the proc tree gets is a real
+// one.
+TEST(Scenario, AUserHasOneUid) {
+  const auto path =
+      std::filesystem::temp_directory_path() / ("sim-users-" + std::to_string(::getpid()) + ".yaml");
+  SimLibrary lib(path.string());
+  const std::string head = "devices: [{model: H200}]\nprocesses:\n";
+  const std::pair<std::string, std::string> bad[] = {
+      {"  - {pid: 1, user: alice, uid: 1000}\n  - {pid: 2, user: alice, uid: 1001}\n",
+       "4:32: user alice has two uids, 1000 and 1001"},
+      {"  - {pid: 1, user: alice, uid: 1000}\n  - {pid: 2, user: bob, uid: 1000}\n",
+       "4:30: uid 1000 is both alice and bob"},
+      {"  - {pid: 1, user: \"a:b\"}\n", "3:20: a user name must not be empty nor hold ':'"},
+  };
+  for (const auto& [processes, error] : bad) {
+    std::ofstream(path) << head << processes;
+    EXPECT_EQ(lib.api.nvmlInit_v2(), NVML_ERROR_UNKNOWN) << processes;
+    EXPECT_NE(lib.last_error().find(error), std::string::npos) << lib.last_error();
+  }
+  std::ofstream(path) << head << "  - {pid: 1, user: alice}\n  - {pid: 2, user: bob, uid: 1001}\n"
+                      << "  - {pid: 3, user: alice}\n  - {pid: 4}\n";
+  ASSERT_EQ(lib.api.nvmlInit_v2(), NVML_SUCCESS) << lib.last_error();
+  lib.api.nvmlShutdown();
+  std::filesystem::remove(path);
+}
+
 TEST(Scenario, MissingFileIsAClearError) {
   SimLibrary lib(scenario_path("tests/does-not-exist.yaml"));
   EXPECT_EQ(lib.api.nvmlInit_v2(), NVML_ERROR_UNKNOWN);

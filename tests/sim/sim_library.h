@@ -23,6 +23,7 @@ struct NvmlApi {
   int (*gpuwatchSimGetTime)(double*) = nullptr;
   int (*gpuwatchSimSetTime)(double) = nullptr;
   int (*gpuwatchSimIsLockstep)(int*) = nullptr;
+  int (*gpuwatchSimParkedCalls)(unsigned*) = nullptr;
   int (*gpuwatchSimLastError)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteProcTree)(const char*) = nullptr;
   int (*gpuwatchSimWriteSysfsTree)(const char*) = nullptr;
@@ -71,6 +72,7 @@ class SimLibrary {
     resolve(api.gpuwatchSimGetTime, "gpuwatchSimGetTime");
     resolve(api.gpuwatchSimSetTime, "gpuwatchSimSetTime");
     resolve(api.gpuwatchSimIsLockstep, "gpuwatchSimIsLockstep");
+    resolve(api.gpuwatchSimParkedCalls, "gpuwatchSimParkedCalls");
     resolve(api.gpuwatchSimLastError, "gpuwatchSimLastError");
     resolve(api.gpuwatchSimWriteProcTree, "gpuwatchSimWriteProcTree");
     resolve(api.gpuwatchSimWriteSysfsTree, "gpuwatchSimWriteSysfsTree");

@@ -43,7 +43,9 @@ SourceStatus ok(std::string name, const Stopwatch& watch) {
 }  // namespace
 
 HostReader::HostReader(HostSourceOptions options, const std::shared_ptr<const HostSnapshot>& resume_from)
-    : options_(std::move(options)) {
+    : options_(std::move(options)),
+      users_(options_.proc_root.empty() ? std::vector<std::string>{}
+                                        : procfs::passwd_paths(options_.proc_root)) {
   if (!options_.kmsg.empty()) {
     kmsg_.emplace(options_.kmsg);
     names_.push_back("kernel_log");
@@ -132,27 +134,34 @@ void HostReader::read_sysfs(const HostRequest& request, HostSnapshot& host, std:
 void HostReader::read_procfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out) {
   host.process_libraries = libraries_;
   host.workloads = workloads_;
+  host.process_details = details_;
   if (options_.proc_root.empty()) return;
   const Stopwatch watch;
   if (request.pids != pids_) {
-    // A process is read once: what it maps and where it runs are kept until it leaves the snapshot.
+    // A process is read once: what it maps, where it runs and who runs it are kept until it leaves the
+    // snapshot.
     auto libraries = std::make_shared<std::map<unsigned, std::vector<std::string>>>();
     auto workloads = std::make_shared<std::map<unsigned, procfs::Workload>>();
+    auto details = std::make_shared<std::map<unsigned, procfs::ProcessDetails>>();
     for (unsigned pid : request.pids) {
       if (auto it = libraries_->find(pid); it != libraries_->end()) {
         libraries->emplace(pid, it->second);
         workloads->emplace(pid, workloads_->at(pid));
+        details->emplace(pid, details_->at(pid));
         continue;
       }
       libraries->emplace(pid, cuda_libraries(options_.proc_root, pid));
       workloads->emplace(pid, procfs::read_workload(options_.proc_root, pid).value_or(procfs::Workload{}));
+      details->emplace(pid, procfs::read_process_details(options_.proc_root, pid, users_));
     }
     libraries_ = std::move(libraries);
     workloads_ = std::move(workloads);
+    details_ = std::move(details);
     pids_ = request.pids;
   }
   host.process_libraries = libraries_;
   host.workloads = workloads_;
+  host.process_details = details_;
   out.push_back(ok("procfs", watch));
 }
 

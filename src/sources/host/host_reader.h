@@ -1,7 +1,8 @@
 // The host's sources, read once per tick on the collector's side: the kernel log (kernel_log), PCIe AER
 // counters (pcie_aer), the PCIe links GPUs share (pcie_topology), the loaded driver module (driver_module)
-// and each GPU process's mapped CUDA libraries and cgroup workload (procfs). Every root comes from the
-// options, so tests point them at fake trees; a root given as "" is not read and its source not reported.
+// and each GPU process's mapped CUDA libraries, cgroup workload, user and command line (procfs). Every root
+// comes from the options, so tests point them at fake trees; a root given as "" is not read and its source
+// not reported.
 //
 // Each part reads at its own cadence: the kernel log without blocking on every read, AER counters and the
 // module version on every read, the topology every 10 s or when the GPUs change, a process once. Not
@@ -23,7 +24,7 @@ namespace gpuwatch {
 struct HostSourceOptions {
   std::string kmsg;        // /dev/kmsg or a recorded copy; "" = do not read the kernel log
   std::string sysfs_root;  // /sys; "" = do not read AER counters, topology or the driver module
-  std::string proc_root;   // /proc; "" = do not read processes' mapped libraries and cgroups
+  std::string proc_root;   // /proc; "" = do not read processes' mapped libraries, cgroups, users, commands
 };
 
 // What the host is asked about: the snapshot's GPUs (normalised bus ids, physical GPUs only) and processes.
@@ -72,6 +73,9 @@ class HostReader {
       std::make_shared<const std::map<unsigned, std::vector<std::string>>>();
   std::shared_ptr<const std::map<unsigned, procfs::Workload>> workloads_ =
       std::make_shared<const std::map<unsigned, procfs::Workload>>();
+  std::shared_ptr<const std::map<unsigned, procfs::ProcessDetails>> details_ =
+      std::make_shared<const std::map<unsigned, procfs::ProcessDetails>>();
+  procfs::UserNames users_;  // the host's passwd, for every process this reader reads
 };
 
 }  // namespace gpuwatch

@@ -1,7 +1,8 @@
 // What the host (not NVML) said in one tick: kernel-log events, PCIe AER counters, the PCIe links GPUs share,
-// the loaded driver module, and for each GPU process its mapped CUDA libraries and its workload (cgroup). It
-// is published with the snapshot (Snapshot::host) and immutable: /metrics, the store, the JSON API and the
-// detectors read it; none of them reads the host. Parts that rarely change are shared between snapshots.
+// the loaded driver module, and for each GPU process its mapped CUDA libraries, its workload (cgroup), its
+// user and its command line. It is published with the snapshot (Snapshot::host) and immutable: /metrics, the
+// store, the JSON API and the detectors read it; none of them reads the host. Parts that rarely change are
+// shared between snapshots.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "sources/kernel_log/kernel_event.h"
 #include "sources/kernel_log/kmsg_reader.h"
+#include "sources/procfs/process_details.h"
 #include "sources/procfs/workload.h"
 #include "sources/sysfs/pcie_aer.h"
 #include "sources/sysfs/pcie_topology.h"
@@ -34,6 +36,8 @@ struct HostSnapshot {
   // By pid, for the snapshot's GPU processes; each process is read once. Shared while the pids stay the same.
   std::shared_ptr<const std::map<unsigned, std::vector<std::string>>> process_libraries;
   std::shared_ptr<const std::map<unsigned, procfs::Workload>> workloads;
+  // Who runs each and how (the collector copies them into the snapshot's ProcessSamples).
+  std::shared_ptr<const std::map<unsigned, procfs::ProcessDetails>> process_details;
 };
 
 }  // namespace gpuwatch

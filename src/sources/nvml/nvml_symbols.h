@@ -91,6 +91,7 @@
 //   int gpuwatchSimGetTime(double* unix_seconds)   scenario time as Unix seconds
 //   int gpuwatchSimSetTime(double unix_seconds)    lockstep only: move scenario time forward (never back)
 //   int gpuwatchSimIsLockstep(int* lockstep)
+//   int gpuwatchSimParkedCalls(unsigned* count)         calls blocked until a scenario time still ahead
 //   int gpuwatchSimLastError(char* buf, unsigned len)   why the last nvmlInit_v2 failed (scenario error)
 //   int gpuwatchSimWriteProcTree(const char* dir)       fake /proc entries of the scenario's processes
 //   int gpuwatchSimWriteSysfsTree(const char* dir)      fake /sys PCI tree of the scenario's GPUs and

@@ -104,8 +104,10 @@ const std::string& ProcessReader::name_of(unsigned pid) {
     if (n.pid == pid) return n.name;
   }
   std::string name;
-  std::ifstream comm(proc_root_ + "/" + std::to_string(pid) + "/comm");
-  if (comm) std::getline(comm, name);
+  if (!proc_root_.empty()) {
+    std::ifstream comm(proc_root_ + "/" + std::to_string(pid) + "/comm");
+    if (comm) std::getline(comm, name);
+  }
   // Any local user can name a process with any bytes; the name goes into labels and JSON.
   names_.push_back({pid, to_valid_utf8(name, kMaxProcessNameBytes)});
   return names_.back().name;

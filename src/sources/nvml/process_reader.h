@@ -1,6 +1,6 @@
 // The processes running on one GPU: the compute and graphics lists (memory used), per-process utilization
-// samples, and each process's name from <proc_root>/<pid>/comm. Buffers are kept between ticks so a steady
-// process list costs no allocation.
+// samples, and each process's name from <proc_root>/<pid>/comm (none with proc_root ""). Buffers are kept
+// between ticks so a steady process list costs no allocation.
 #pragma once
 
 #include <string>
