@@ -2,9 +2,9 @@
 // group is folded step by step, in the same order and with the same arithmetic as Prometheus.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <unordered_map>
 
+#include "query/aggregation_groups.h"
 #include "query/functions.h"
 #include "query/labels_util.h"
 #include "query/operators.h"
@@ -12,25 +12,7 @@
 namespace gpuwatch::query {
 namespace {
 
-struct Group {
-  store::Labels labels;
-  std::vector<std::size_t> members;  // indexes into the input, in input order
-};
-
-std::vector<Group> group_series(const Expr& e, const std::vector<StepSeries>& input) {
-  std::vector<Group> groups;
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < input.size(); ++i) {
-    store::Labels labels =
-        e.without ? remove_labels(input[i].labels, e.grouping) : keep_labels(input[i].labels, e.grouping);
-    const auto [it, inserted] = index.try_emplace(labels_key(labels), groups.size());
-    if (inserted) groups.push_back({std::move(labels), {}});
-    groups[it->second].members.push_back(i);
-  }
-  return groups;
-}
-
-// sum, avg, min, max, count, quantile: one output series per group.
+// sum, avg, min, max, count, group, stddev, stdvar, quantile: one output series per group.
 StepSeries fold(Aggregation op, const Group& g, const std::vector<StepSeries>& in,
                 const std::vector<double>& param, std::size_t steps) {
   StepSeries out{g.labels, std::vector<double>(steps), std::vector<std::uint8_t>(steps)};
@@ -45,7 +27,7 @@ StepSeries fold(Aggregation op, const Group& g, const std::vector<StepSeries>& i
       const double v = in[i].values[k];
       count++;
       if (count == 1) {
-        value = v;
+        value = op == Aggregation::kStddev || op == Aggregation::kStdvar ? 0 : v;
         mean = v;
         values.push_back(v);
         continue;
@@ -68,6 +50,14 @@ StepSeries fold(Aggregation op, const Group& g, const std::vector<StepSeries>& i
         case Aggregation::kMax:
           if (value < v || std::isnan(value)) value = v;
           break;
+        case Aggregation::kStddev:
+        case Aggregation::kStdvar: {
+          // Welford's running variance, as Prometheus folds it.
+          const double delta = v - mean;
+          mean += delta / count;
+          value += delta * (v - mean);
+          break;
+        }
         case Aggregation::kQuantile:
           values.push_back(v);
           break;
@@ -84,6 +74,15 @@ StepSeries fold(Aggregation op, const Group& g, const std::vector<StepSeries>& i
       case Aggregation::kCount:
         out.values[k] = count;
         break;
+      case Aggregation::kGroup:
+        out.values[k] = 1;
+        break;
+      case Aggregation::kStdvar:
+        out.values[k] = value / count;
+        break;
+      case Aggregation::kStddev:
+        out.values[k] = std::sqrt(value / count);
+        break;
       case Aggregation::kQuantile:
         out.values[k] = quantile_of(param[k], values);
         break;
@@ -95,60 +94,39 @@ StepSeries fold(Aggregation op, const Group& g, const std::vector<StepSeries>& i
   return out;
 }
 
-// topk/bottomk: the chosen input series keep their labels and values at the steps they are chosen.
-void select_k(bool top, const Group& g, const std::vector<StepSeries>& in, const std::vector<double>& param,
-              std::vector<StepSeries>& out, std::size_t steps) {
-  std::vector<std::size_t> chosen;
-  for (std::size_t k = 0; k < steps; ++k) {
-    const double kf = param[k];
-    if (!(kf >= 1)) continue;  // k < 1 (or NaN) selects nothing
-    const auto want = static_cast<std::size_t>(std::min(kf, static_cast<double>(g.members.size())));
-    chosen.clear();
-    for (const std::size_t i : g.members) {
-      if (in[i].present[k]) chosen.push_back(i);
-    }
-    // NaN ranks below every number for topk and bottomk alike.
-    const auto better = [&](std::size_t a, std::size_t b) {
-      const double x = in[a].values[k];
-      const double y = in[b].values[k];
-      if (std::isnan(x)) return false;
-      if (std::isnan(y)) return true;
-      return top ? x > y : x < y;
-    };
-    const std::size_t n = std::min(want, chosen.size());
-    std::partial_sort(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(n), chosen.end(), better);
-    for (std::size_t j = 0; j < n; ++j) {
-      out[chosen[j]].values[k] = in[chosen[j]].values[k];
-      out[chosen[j]].present[k] = 1;
-    }
-  }
+store::Labels group_labels(const Expr& e, const store::Labels& labels) {
+  return e.without ? remove_labels(labels, e.grouping) : keep_labels(labels, e.grouping);
 }
 
 }  // namespace
 
+std::vector<Group> group_series(const Expr& e, const std::vector<StepSeries>& input) {
+  std::vector<Group> groups;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    store::Labels labels = group_labels(e, input[i].labels);
+    const auto [it, inserted] = index.try_emplace(labels_key(labels), groups.size());
+    if (inserted) groups.push_back({std::move(labels), {}});
+    groups[it->second].members.push_back(i);
+  }
+  return groups;
+}
+
 Value aggregate(const Expr& e, const std::vector<double>& param, Value input, std::size_t steps) {
-  const std::vector<Group> groups = group_series(e, input.vector);
   Value v;
   v.type = ValueType::kVector;
   if (e.aggregation == Aggregation::kTopk || e.aggregation == Aggregation::kBottomk) {
-    std::vector<StepSeries> out;
-    for (const auto& s : input.vector) {
-      out.push_back({s.labels, std::vector<double>(steps), std::vector<std::uint8_t>(steps)});
-    }
-    for (const Group& g : groups)
-      select_k(e.aggregation == Aggregation::kTopk, g, input.vector, param, out, steps);
-    for (auto& s : out) {
-      if (std::find(s.present.begin(), s.present.end(), 1) != s.present.end())
-        v.vector.push_back(std::move(s));
-    }
+    v.vector = select_k(e, param, input.vector, steps);
     return v;
   }
-  for (const Group& g : groups) {
-    StepSeries s = fold(e.aggregation, g, input.vector, param, steps);
-    if (std::find(s.present.begin(), s.present.end(), 1) != s.present.end()) v.vector.push_back(std::move(s));
+  if (e.aggregation == Aggregation::kCountValues) {
+    v.vector = count_values(e, input.vector, steps);
+    return v;
   }
-  std::sort(v.vector.begin(), v.vector.end(),
-            [](const auto& a, const auto& b) { return a.labels < b.labels; });
+  for (const Group& g : group_series(e, input.vector)) {
+    StepSeries s = fold(e.aggregation, g, input.vector, param, steps);
+    if (has_any(s)) v.vector.push_back(std::move(s));
+  }
   return v;
 }
 

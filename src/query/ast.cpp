@@ -21,20 +21,30 @@ bool is_comparison(BinaryOp op) {
          op == BinaryOp::kGe || op == BinaryOp::kLe;
 }
 
+bool drops_metric_name(BinaryOp op) {
+  return op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul || op == BinaryOp::kDiv ||
+         op == BinaryOp::kMod || op == BinaryOp::kPow;
+}
+
 bool is_set_operator(BinaryOp op) {
   return op == BinaryOp::kAnd || op == BinaryOp::kOr || op == BinaryOp::kUnless;
 }
 
 const char* binary_op_text(BinaryOp op) {
   static constexpr const char* kText[] = {
-      "+", "-", "*", "/", "%", "^", "==", "!=", ">", "<", ">=", "<=", "and", "or", "unless"};
+      "+", "-", "*", "/", "%", "^", "atan2", "==", "!=", ">", "<", ">=", "<=", "and", "or", "unless"};
   return kText[static_cast<int>(op)];
 }
 
 const char* aggregation_name(Aggregation op) {
-  static constexpr const char* kNames[] = {"sum",   "avg",  "min",     "max",
-                                           "count", "topk", "bottomk", "quantile"};
+  static constexpr const char* kNames[] = {"sum",    "avg",    "min",  "max",     "count",    "group",
+                                           "stddev", "stdvar", "topk", "bottomk", "quantile", "count_values"};
   return kNames[static_cast<int>(op)];
+}
+
+bool takes_parameter(Aggregation op) {
+  return op == Aggregation::kTopk || op == Aggregation::kBottomk || op == Aggregation::kQuantile ||
+         op == Aggregation::kCountValues;
 }
 
 }  // namespace gpuwatch::query

@@ -1,4 +1,4 @@
-// The parsed form of an expression in gpuwatch's PromQL subset. One node type with a kind keeps the
+// The parsed form of a PromQL expression. One node type with a kind keeps the
 // evaluator a single switch; the fields a kind uses are listed next to it.
 #pragma once
 
@@ -14,13 +14,50 @@ namespace gpuwatch::query {
 enum class ValueType { kScalar, kVector, kMatrix, kString };
 const char* value_type_name(ValueType type);  // "scalar", "instant vector", "range vector", "string"
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMod, kPow, kEq, kNe, kGt, kLt, kGe, kLe, kAnd, kOr, kUnless };
+enum class BinaryOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kPow,
+  kAtan2,
+  kEq,
+  kNe,
+  kGt,
+  kLt,
+  kGe,
+  kLe,
+  kAnd,
+  kOr,
+  kUnless
+};
 bool is_comparison(BinaryOp op);
+// Whether the result drops __name__: arithmetic does, except atan2 (as in Prometheus 2.42).
+bool drops_metric_name(BinaryOp op);
 bool is_set_operator(BinaryOp op);
 const char* binary_op_text(BinaryOp op);
 
-enum class Aggregation { kSum, kAvg, kMin, kMax, kCount, kTopk, kBottomk, kQuantile };
+enum class Aggregation {
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  kCount,
+  kGroup,
+  kStddev,
+  kStdvar,
+  kTopk,
+  kBottomk,
+  kQuantile,
+  kCountValues
+};
 const char* aggregation_name(Aggregation op);
+// topk, bottomk and quantile take a scalar parameter, count_values a string one.
+bool takes_parameter(Aggregation op);
+
+// The `@` modifier of a selector or subquery: none, a fixed time, or the query's start or end.
+enum class AtModifier { kNone, kTime, kStart, kEnd };
 
 // How a binary operation between two instant vectors pairs their series.
 struct VectorMatching {
@@ -37,8 +74,9 @@ struct Expr {
   enum class Kind {
     kNumber,          // number
     kString,          // text
-    kVectorSelector,  // text = metric name ("" when absent), matchers, offset_ms
-    kMatrixSelector,  // args[0] = the vector selector, range_ms
+    kVectorSelector,  // text = metric name ("" when absent), matchers, offset_ms, at, at_ms
+    kMatrixSelector,  // args[0] = the vector selector (which holds offset and @), range_ms
+    kSubquery,        // args[0] = an instant-vector expression, range_ms, step_ms (0: default), offset_ms, at
     kCall,            // text = function name, function, args
     kAggregate,       // aggregation, args = {expr} or {param, expr}, grouping, without
     kBinary,          // op, args = {lhs, rhs}, return_bool, matching
@@ -54,6 +92,9 @@ struct Expr {
   std::vector<store::LabelMatcher> matchers;
   std::int64_t offset_ms = 0;
   std::int64_t range_ms = 0;
+  std::int64_t step_ms = 0;
+  AtModifier at = AtModifier::kNone;
+  std::int64_t at_ms = 0;  // AtModifier::kTime
   const FunctionDef* function = nullptr;
   Aggregation aggregation = Aggregation::kSum;
   std::vector<std::string> grouping;

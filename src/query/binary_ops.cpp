@@ -33,6 +33,8 @@ Result apply(BinaryOp op, double l, double r) {
       return {std::fmod(l, r), true};
     case BinaryOp::kPow:
       return {std::pow(l, r), true};
+    case BinaryOp::kAtan2:
+      return {std::atan2(l, r), true};
     case BinaryOp::kEq:
       return {l, l == r};
     case BinaryOp::kNe:
@@ -50,13 +52,6 @@ Result apply(BinaryOp op, double l, double r) {
   }
 }
 
-bool has_any(const StepSeries& s) {
-  for (auto p : s.present) {
-    if (p) return true;
-  }
-  return false;
-}
-
 Value scalar_scalar(const Expr& e, Value lhs, const Value& rhs) {
   for (std::size_t k = 0; k < lhs.scalar.size(); ++k) {
     const Result r = apply(e.op, lhs.scalar[k], rhs.scalar[k]);
@@ -67,7 +62,7 @@ Value scalar_scalar(const Expr& e, Value lhs, const Value& rhs) {
 
 // `vector op scalar`, or `scalar op vector` when swapped.
 Value vector_scalar(const Expr& e, Value vec, const std::vector<double>& scalar, bool swapped) {
-  const bool drop_name = !is_comparison(e.op) || e.return_bool;
+  const bool drop_name = drops_metric_name(e.op) || e.return_bool;
   for (auto& s : vec.vector) {
     if (drop_name) drop_metric_name(s.labels);
     for (std::size_t k = 0; k < s.values.size(); ++k) {
@@ -130,7 +125,7 @@ Value set_operation(const Expr& e, Value lhs, Value rhs, std::size_t steps) {
 
 store::Labels result_labels(const Expr& e, const store::Labels& many, const store::Labels& one) {
   store::Labels labels = many;
-  if (!is_comparison(e.op) || e.return_bool) drop_metric_name(labels);
+  if (drops_metric_name(e.op) || e.return_bool) drop_metric_name(labels);
   if (e.matching.card == Card::kOneToOne) {
     labels = e.matching.on ? keep_labels(labels, e.matching.labels) : [&] {
       store::Labels kept;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "query/functions.h"
 #include "query/parser.h"
 #include "query/query_error.h"
 
@@ -33,6 +34,33 @@ void sort_series(Value& v) {
             [](const auto& a, const auto& b) { return a.labels < b.labels; });
 }
 
+// Whether an instant query's series come in an order of their own, which Prometheus keeps: the outermost
+// operation that orders them is sort(), sort_desc(), topk or bottomk, reached only through operations that
+// keep the order of their operand (element functions, label_replace/label_join, unary minus, arithmetic
+// and comparisons with a scalar). Any other result is sorted by labels.
+bool ordered_by_value(const Expr& e) {
+  switch (e.kind) {
+    case Expr::Kind::kParen:
+    case Expr::Kind::kNegate:
+      return ordered_by_value(*e.args[0]);
+    case Expr::Kind::kAggregate:
+      return e.aggregation == Aggregation::kTopk || e.aggregation == Aggregation::kBottomk;
+    case Expr::Kind::kCall: {
+      const FunctionKind kind = e.function->kind;
+      if (kind == FunctionKind::kSort) return true;
+      const bool keeps = kind == FunctionKind::kElement || kind == FunctionKind::kLabelReplace ||
+                         kind == FunctionKind::kLabelJoin;
+      return keeps && !e.args.empty() && ordered_by_value(*e.args[0]);
+    }
+    case Expr::Kind::kBinary:
+      if (e.args[0]->type == ValueType::kScalar) return ordered_by_value(*e.args[1]);
+      if (e.args[1]->type == ValueType::kScalar) return ordered_by_value(*e.args[0]);
+      return false;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void check_steps(const Steps& steps, const EvalOptions& options) {
@@ -54,7 +82,7 @@ QueryResult instant_query(const store::SeriesSource& source, std::string_view qu
   r.steps = {time_ms, time_ms, 1};
   r.value = evaluate(*expr, source, r.steps, options);
   r.type = r.value.type;
-  sort_series(r.value);
+  if (!ordered_by_value(*expr)) sort_series(r.value);
   return r;
 }
 

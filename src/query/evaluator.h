@@ -1,6 +1,8 @@
 // Evaluates a parsed expression at every step of a range in one pass: each selector reads its series once
-// for the whole range (start - offset - lookback or range .. end - offset) and slides over their points
-// step by step, so a 24 h range query costs one read plus one walk over the points.
+// for the whole range (start - offset - lookback or range .. end - offset, or around its @ time) and slides
+// over their points step by step, so a 24 h range query costs one read plus one walk over the points. A
+// subquery evaluates its expression once over its own steps (multiples of its step, as in Prometheus) and
+// slides over the results the same way.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,9 @@ struct EvalOptions {
   std::size_t max_samples = 50'000'000;
   // Prometheus's limit on the steps of a range query (its resolution).
   std::size_t max_points_per_series = 11'000;
+  // The step of a subquery written without one (`x[1h:]`): Prometheus's global evaluation_interval, whose
+  // default is 1 m.
+  std::int64_t subquery_step_ms = 60'000;
 };
 
 // Throws QueryError: execution for data-dependent failures such as ambiguous vector matches or too many

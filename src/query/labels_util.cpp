@@ -39,6 +39,13 @@ void set_label(store::Labels& labels, const std::string& name, const std::string
   }
 }
 
+bool is_label_name(std::string_view name) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (name.empty() || !letter(name[0])) return false;
+  return std::all_of(name.begin() + 1, name.end(),
+                     [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
 std::string labels_key(const store::Labels& labels) {
   std::string key;
   for (const auto& [name, value] : labels) {

@@ -20,6 +20,8 @@ store::Labels keep_labels(const store::Labels& labels, std::span<const std::stri
 store::Labels remove_labels(const store::Labels& labels, std::span<const std::string> names);
 // Sets (or with an empty value, removes) one label, keeping the order.
 void set_label(store::Labels& labels, const std::string& name, const std::string& value);
+// Prometheus's label name syntax: [a-zA-Z_][a-zA-Z0-9_]*.
+bool is_label_name(std::string_view name);
 // A byte string equal for two label sets exactly when they are equal.
 std::string labels_key(const store::Labels& labels);
 

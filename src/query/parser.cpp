@@ -25,7 +25,8 @@ constexpr BinaryOpInfo kBinaryOps[] = {
     {"==", BinaryOp::kEq, 3}, {"!=", BinaryOp::kNe, 3},   {">", BinaryOp::kGt, 3},
     {"<", BinaryOp::kLt, 3},  {">=", BinaryOp::kGe, 3},   {"<=", BinaryOp::kLe, 3},
     {"+", BinaryOp::kAdd, 4}, {"-", BinaryOp::kSub, 4},   {"*", BinaryOp::kMul, 5},
-    {"/", BinaryOp::kDiv, 5}, {"%", BinaryOp::kMod, 5},   {"^", BinaryOp::kPow, 6},
+    {"/", BinaryOp::kDiv, 5}, {"%", BinaryOp::kMod, 5},   {"atan2", BinaryOp::kAtan2, 5},
+    {"^", BinaryOp::kPow, 6},
 };
 constexpr int kPowPrecedence = 6;
 
@@ -34,12 +35,15 @@ struct AggregationName {
   Aggregation op;
 };
 constexpr AggregationName kAggregations[] = {
-    {"sum", Aggregation::kSum},         {"avg", Aggregation::kAvg},           {"min", Aggregation::kMin},
-    {"max", Aggregation::kMax},         {"count", Aggregation::kCount},       {"topk", Aggregation::kTopk},
-    {"bottomk", Aggregation::kBottomk}, {"quantile", Aggregation::kQuantile},
+    {"sum", Aggregation::kSum},           {"avg", Aggregation::kAvg},
+    {"min", Aggregation::kMin},           {"max", Aggregation::kMax},
+    {"count", Aggregation::kCount},       {"group", Aggregation::kGroup},
+    {"stddev", Aggregation::kStddev},     {"stdvar", Aggregation::kStdvar},
+    {"topk", Aggregation::kTopk},         {"bottomk", Aggregation::kBottomk},
+    {"quantile", Aggregation::kQuantile}, {"count_values", Aggregation::kCountValues},
 };
-const std::set<std::string_view> kUnsupportedAggregations = {"stddev",       "stdvar", "group",
-                                                             "count_values", "limitk", "limit_ratio"};
+// Aggregations of Prometheus releases after 2.42.
+const std::set<std::string_view> kUnsupportedAggregations = {"limitk", "limit_ratio"};
 
 class Parser {
  public:
@@ -83,7 +87,6 @@ class Parser {
     for (const auto& info : kBinaryOps) {
       if (t.text == info.text) return &info;
     }
-    if (t.kind == K::kIdentifier && t.text == "atan2") unsupported(t.position, "operator 'atan2'");
     return nullptr;
   }
 
@@ -220,47 +223,101 @@ class Parser {
     return postfix(primary());
   }
 
+  // Ranges, subqueries, offset and @ after a primary expression, in any order Prometheus accepts.
   ExprPtr postfix(ExprPtr e) {
-    if (at(K::kLeftBracket)) {
-      const int position = next().position;
-      const Token& d = peek();
-      if (d.kind == K::kColon || (d.kind == K::kDuration && peek(1).kind == K::kColon)) {
-        unsupported(position, "subquery");
+    while (true) {
+      if (at(K::kLeftBracket)) {
+        e = range_or_subquery(std::move(e));
+      } else if (at(K::kIdentifier, "offset")) {
+        offset_modifier(*e);
+      } else if (at(K::kAt)) {
+        at_modifier(*e);
+      } else {
+        return e;
       }
-      if (e->kind != Expr::Kind::kVectorSelector) {
-        if (d.kind == K::kDuration && peek(1).kind == K::kColon) unsupported(position, "subquery");
-        fail(position, "ranges only allowed for vector selectors");
-      }
-      const Token& range = expect(K::kDuration, "duration");
-      if (range.duration_ms <= 0) fail(range.position, "range must be positive");
-      if (at(K::kColon)) unsupported(position, "subquery");
+    }
+  }
+
+  std::int64_t positive_duration(const std::string& what) {
+    const Token& d = expect(K::kDuration, what);
+    if (d.duration_ms <= 0) fail(d.position, "duration must be greater than 0");
+    return d.duration_ms;
+  }
+
+  ExprPtr range_or_subquery(ExprPtr e) {
+    const int position = next().position;
+    const std::int64_t range = positive_duration("duration");
+    auto m = std::make_unique<Expr>();
+    m->position = e->position;
+    m->type = ValueType::kMatrix;
+    m->range_ms = range;
+    if (at(K::kColon)) {
+      next();
+      if (at(K::kDuration)) m->step_ms = positive_duration("duration");
       expect(K::kRightBracket, "\"]\"");
-      auto m = std::make_unique<Expr>();
+      if (e->type != ValueType::kVector) {
+        fail(position, std::string("subquery is only allowed on instant vector, got ") +
+                           value_type_name(e->type) + " instead");
+      }
+      m->kind = Expr::Kind::kSubquery;
+    } else {
+      expect(K::kRightBracket, "\":\" or \"]\"");
+      if (e->kind != Expr::Kind::kVectorSelector) fail(position, "ranges only allowed for vector selectors");
+      if (e->offset_ms != 0) fail(position, "no offset modifiers allowed before range");
+      if (e->at != AtModifier::kNone) fail(position, "no @ modifiers allowed before range");
       m->kind = Expr::Kind::kMatrixSelector;
-      m->position = e->position;
-      m->type = ValueType::kMatrix;
-      m->range_ms = range.duration_ms;
-      m->args.push_back(std::move(e));
-      grown(*m);
-      e = std::move(m);
     }
-    if (at(K::kIdentifier, "offset")) {
-      const int position = next().position;
+    m->args.push_back(std::move(e));
+    grown(*m);
+    return m;
+  }
+
+  // The node an offset or @ belongs to: a selector (a range selector's vector selector) or a subquery.
+  Expr* modified(Expr& e, int position, const char* what) {
+    if (e.kind == Expr::Kind::kVectorSelector || e.kind == Expr::Kind::kSubquery) return &e;
+    if (e.kind == Expr::Kind::kMatrixSelector) return e.args[0].get();
+    fail(position,
+         std::string(what) +
+             " modifier must be preceded by an instant vector selector or range vector selector or a "
+             "subquery");
+  }
+
+  void offset_modifier(Expr& e) {
+    const int position = next().position;
+    bool negative = false;
+    if (at(K::kOperator, "-")) {
+      next();
+      negative = true;
+    }
+    const std::int64_t d = positive_duration("duration after offset");
+    Expr* target = modified(e, position, "offset");
+    if (target->offset_ms != 0) fail(position, "offset may not be set multiple times");
+    target->offset_ms = negative ? -d : d;
+  }
+
+  void at_modifier(Expr& e) {
+    const int position = next().position;
+    AtModifier at_kind = AtModifier::kTime;
+    std::int64_t at_ms = 0;
+    if (at(K::kIdentifier, "start") || at(K::kIdentifier, "end")) {
+      at_kind = next().text == "start" ? AtModifier::kStart : AtModifier::kEnd;
+      expect(K::kLeftParen, "\"(\"");
+      expect(K::kRightParen, "\")\"");
+    } else {
       bool negative = false;
-      if (at(K::kOperator, "-")) {
-        next();
-        negative = true;
+      if (at(K::kOperator, "-") || at(K::kOperator, "+")) negative = next().text == "-";
+      const Token& t = expect(K::kNumber, "timestamp");
+      const double seconds = negative ? -t.number : t.number;
+      // Prometheus refuses what is not a time; beyond about 292 million years its milliseconds overflow.
+      if (!(std::fabs(seconds) < 9.2e15)) {
+        fail(t.position, "timestamp out of bounds for @ modifier: " + std::string(t.text));
       }
-      const Token& d = expect(K::kDuration, "duration after offset");
-      Expr* selector = e->kind == Expr::Kind::kMatrixSelector ? e->args[0].get() : e.get();
-      if (selector->kind != Expr::Kind::kVectorSelector) {
-        fail(position,
-             "offset modifier must be preceded by an instant vector selector or range vector selector");
-      }
-      selector->offset_ms = negative ? -d.duration_ms : d.duration_ms;
+      at_ms = static_cast<std::int64_t>(std::round(seconds * 1000));
     }
-    if (at(K::kAt)) unsupported(peek().position, "modifier '@'");
-    return e;
+    Expr* target = modified(e, position, "@");
+    if (target->at != AtModifier::kNone) fail(position, "@ <timestamp> may not be set multiple times");
+    target->at = at_kind;
+    target->at_ms = at_ms;
   }
 
   ExprPtr primary() {
@@ -348,16 +405,16 @@ class Parser {
       e->without = next().text == "without";
       e->grouping = label_list();
     }
-    const bool takes_param =
-        op == Aggregation::kTopk || op == Aggregation::kBottomk || op == Aggregation::kQuantile;
+    const bool takes_param = takes_parameter(op);
     const std::size_t want = takes_param ? 2 : 1;
     if (args.size() != want) {
       fail(position, std::string("wrong number of arguments for aggregate expression provided, expected ") +
                          std::to_string(want) + ", got " + std::to_string(args.size()));
     }
-    if (takes_param && args[0]->type != ValueType::kScalar) {
-      fail(args[0]->position, std::string("expected type scalar in aggregation parameter, got ") +
-                                  value_type_name(args[0]->type));
+    const ValueType param_type = op == Aggregation::kCountValues ? ValueType::kString : ValueType::kScalar;
+    if (takes_param && args[0]->type != param_type) {
+      fail(args[0]->position, std::string("expected type ") + value_type_name(param_type) +
+                                  " in aggregation parameter, got " + value_type_name(args[0]->type));
     }
     if (args.back()->type != ValueType::kVector) {
       fail(args.back()->position,
@@ -389,20 +446,33 @@ class Parser {
     }
     expect(K::kRightParen, "\")\"");
     grown(*e);
-    const int n = static_cast<int>(e->args.size());
-    if (n < def->min_args || n > def->max_args) {
-      fail(name.position, "expected " + std::to_string(def->min_args) + " argument(s) in call to \"" +
-                              name.text + "\", got " + std::to_string(n));
+    check_call(*def, name, e->args);
+    return e;
+  }
+
+  // Prometheus's argument checks: how many, then each one's type (the last declared type for the rest).
+  void check_call(const FunctionDef& def, const Token& name, const std::vector<ExprPtr>& args) const {
+    const int n = static_cast<int>(args.size());
+    const std::string quoted = "\"" + name.text + "\", got " + std::to_string(n);
+    if (def.variadic == 0 && n != def.min_args()) {
+      fail(name.position, "expected " + std::to_string(def.min_args()) + " argument(s) in call to " + quoted);
+    }
+    if (n < def.min_args()) {
+      fail(name.position,
+           "expected at least " + std::to_string(def.min_args()) + " argument(s) in call to " + quoted);
+    }
+    if (def.max_args() >= 0 && n > def.max_args()) {
+      fail(name.position,
+           "expected at most " + std::to_string(def.max_args()) + " argument(s) in call to " + quoted);
     }
     for (int i = 0; i < n; ++i) {
-      const Expr& arg = *e->args[i];
-      if (arg.type != def->arg_types[i]) {
-        fail(arg.position, std::string("expected type ") + value_type_name(def->arg_types[i]) +
-                               " in call to function \"" + name.text + "\", got " +
-                               value_type_name(arg.type));
+      const Expr& arg = *args[i];
+      const ValueType want = def.arg_type(static_cast<std::size_t>(i));
+      if (arg.type != want) {
+        fail(arg.position, std::string("expected type ") + value_type_name(want) + " in call to function \"" +
+                               name.text + "\", got " + value_type_name(arg.type));
       }
     }
-    return e;
   }
 
   ExprPtr selector(const std::string& name, int position) {

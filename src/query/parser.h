@@ -1,6 +1,6 @@
-// Parses an expression of gpuwatch's PromQL subset into an AST with its types checked. Errors are
-// QueryError(bad_data) with Prometheus's "line:column: parse error: ..." wording; constructs outside the
-// subset (subqueries, @, label_replace, ...) say "unsupported ... at line:column".
+// Parses a PromQL expression into an AST with its types checked. Errors are QueryError(bad_data) with
+// Prometheus's "line:column: parse error: ..." wording; what gpuwatch leaves out (native-histogram functions,
+// those of Prometheus releases after 2.42) says "unsupported ... at line:column".
 #pragma once
 
 #include <string_view>

@@ -55,4 +55,16 @@ struct Value {
   std::string string;                       // kString
 };
 
+// Whether the series has a value at any step.
+bool has_any(const StepSeries& s);
+
+// Series that have come to share a label set (a function dropped __name__ or rewrote labels) become one, in
+// the place of the first, as Prometheus joins them by label set from step to step. Throws QueryError
+// (execution) when two have a value at the same step: "vector cannot contain metrics with the same labelset".
+void merge_equal_labels(std::vector<StepSeries>& series);
+
+// Throws QueryError (execution) when two series share a label set, whatever their steps (as Prometheus
+// checks the result of a range-vector function or a unary minus).
+void require_unique_labels(const std::vector<StepSeries>& series);
+
 }  // namespace gpuwatch::query

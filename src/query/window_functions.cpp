@@ -1,13 +1,26 @@
 #include "query/window_functions.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 #include <vector>
+
+#include "query/query_error.h"
 
 namespace gpuwatch::query::window {
 namespace {
 
 using Points = std::span<const store::Point>;
+
+// Go's %f: six decimals, NaN and infinities by name.
+std::string go_fixed(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%f", v);
+  return buf;
+}
 
 // Kahan-Neumaier step, as Prometheus's kahanSumInc.
 void kahan_add(double inc, double& sum, double& c) {
@@ -129,6 +142,30 @@ std::optional<double> predict_linear(Points p, const Window& w) {
   if (p.size() < 2) return std::nullopt;
   const auto [slope, intercept] = linear_regression(p, w.eval_time);
   return slope * w.param + intercept;
+}
+
+// Double exponential smoothing over the window, as Prometheus computes it.
+std::optional<double> holt_winters(Points p, const Window& w) {
+  const double sf = w.param;
+  const double tf = w.param2;
+  if (sf <= 0 || sf >= 1) {  // NaN passes, as in Prometheus
+    throw execution_error("invalid smoothing factor. Expected: 0 < sf < 1, got: " + go_fixed(sf));
+  }
+  if (tf <= 0 || tf >= 1) {
+    throw execution_error("invalid trend factor. Expected: 0 < tf < 1, got: " + go_fixed(tf));
+  }
+  if (p.size() < 2) return std::nullopt;
+  double s0 = 0;
+  double s1 = p[0].value;
+  double trend = p[1].value - p[0].value;
+  for (std::size_t i = 1; i < p.size(); ++i) {
+    const double x = sf * p[i].value;
+    if (i > 1) trend = tf * (s1 - s0) + (1 - tf) * trend;
+    const double y = (1 - sf) * (s1 + trend);
+    s0 = s1;
+    s1 = x + y;
+  }
+  return s1;
 }
 
 std::optional<double> changes(Points p, const Window&) {

@@ -14,6 +14,8 @@ std::optional<double> irate(std::span<const store::Point> p, const Window& w);
 std::optional<double> idelta(std::span<const store::Point> p, const Window& w);
 std::optional<double> deriv(std::span<const store::Point> p, const Window& w);
 std::optional<double> predict_linear(std::span<const store::Point> p, const Window& w);
+// Throws QueryError (execution) for factors outside (0, 1), as Prometheus does for a window with points.
+std::optional<double> holt_winters(std::span<const store::Point> p, const Window& w);
 std::optional<double> changes(std::span<const store::Point> p, const Window& w);
 std::optional<double> resets(std::span<const store::Point> p, const Window& w);
 std::optional<double> avg_over_time(std::span<const store::Point> p, const Window& w);

@@ -1,16 +1,19 @@
 // The oracle: the same GPU-shaped samples go into a real Prometheus (through promtool) and into gpuwatch's
 // query API (the agent's HTTP routes) over two sources: a memory source, and the history store with the
 // older samples sealed into SQLite blocks and the newer ones in the head, rebuilt by a WAL replay. Every
-// expression of the subset is evaluated by Prometheus and by each source, as instant queries and as range
-// queries with Grafana-style aligned steps, and the answers must agree: same series, same timestamps, values
-// within 1e-9 relative (NaN and infinities exactly). No expected number is written by hand.
+// expression is evaluated by Prometheus and by each source, as instant queries and as range queries with
+// Grafana-style aligned steps, and the answers must agree: same series, same timestamps, values within 1e-9
+// relative (NaN and infinities exactly), and for sort(), sort_desc(), topk and bottomk the same order of
+// series in an instant query. No expected number is written by hand.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include <httplib.h>
 
@@ -92,14 +95,40 @@ class OracleTest : public ::testing::TestWithParam<Source> {
     return {r->status, json::parse(r->body, nullptr, false)};
   }
 
-  // Both answer the same: same status and error type, or the same series with the same points. Returns the
-  // number of points compared, so a table entry that never yields data is noticed.
-  static std::size_t expect_same(const std::string& path, const httplib::Params& params) {
+  // An expression with the data's start filled in: `<at:S>` becomes the time S seconds after it.
+  static std::string expand(std::string_view expr) {
+    std::string out;
+    while (true) {
+      const std::size_t at = expr.find("<at:");
+      if (at == std::string_view::npos) break;
+      const std::size_t close = expr.find('>', at);
+      const double s = std::strtod(std::string(expr.substr(at + 4, close - at - 4)).c_str(), nullptr);
+      out.append(expr.substr(0, at));
+      out += seconds(start_ms_ + static_cast<std::int64_t>(std::llround(s * 1000)));
+      expr.remove_prefix(close + 1);
+    }
+    return out.append(expr);
+  }
+
+  // Whether Prometheus orders the series of the expression's instant vector (by value, not by labels).
+  static bool ordered(std::string_view expr) {
+    for (const std::string_view f : {"sort(", "sort_desc(", "topk", "bottomk", "-topk"}) {
+      if (expr.substr(0, f.size()) == f) return true;
+    }
+    return false;
+  }
+
+  // Both answer the same: same status and error type, or the same series with the same points (in the same
+  // order when `in_order`). Returns the number of points compared, so a table entry that never yields data
+  // is noticed.
+  static std::size_t expect_same(const std::string& path, const httplib::Params& params,
+                                 bool in_order = false) {
     std::size_t compared = 0;
-    expect_same(path, params, compared);
+    expect_same(path, params, in_order, compared);
     return compared;
   }
-  static void expect_same(const std::string& path, const httplib::Params& params, std::size_t& compared) {
+  static void expect_same(const std::string& path, const httplib::Params& params, bool in_order,
+                          std::size_t& compared) {
     const auto [ps, prom] = ask_prometheus(path, params);
     const auto [os, ours] = get(ours_.at(GetParam())->port(), path, params);
     ASSERT_EQ(os, ps) << "prometheus: " << prom.dump() << "\ngpuwatch: " << ours.dump();
@@ -136,6 +165,12 @@ class OracleTest : public ::testing::TestWithParam<Source> {
     for (const auto& [k, v] : p) pk += k + "\n";
     for (const auto& [k, v] : o) ok += k + "\n";
     ASSERT_EQ(ok, pk) << "series differ";
+    if (in_order) {
+      std::string po, oo;
+      for (const auto& series : pd["result"]) po += series["metric"].dump() + "\n";
+      for (const auto& series : od["result"]) oo += series["metric"].dump() + "\n";
+      EXPECT_EQ(oo, po) << "series in another order";
+    }
     for (const auto& [labels, points] : p) {
       const json& mine = o.at(labels);
       ASSERT_EQ(mine.size(), points.size())
@@ -171,49 +206,68 @@ class OracleTest : public ::testing::TestWithParam<Source> {
   static inline std::map<std::string, std::pair<int, json>> prometheus_answers_;
 };
 
-TEST_P(OracleTest, InstantQueriesAgreeWithPrometheus) {
-  // Inside the data, in GPU 3's gap, near the end, after the end within and beyond the lookback, and
-  // before the first window is full.
+// Inside the data, in GPU 3's gap, near the end, after the end within and beyond the lookback, and before
+// the first window is full.
+std::vector<std::int64_t> instant_times(std::int64_t start_ms) {
   const std::int64_t minute = 60'000;
-  const std::int64_t times[] = {start_ms_ + 35 * minute + 250, start_ms_ + 80 * minute,
-                                start_ms_ + 179 * minute,      start_ms_ + 184 * minute,
-                                start_ms_ + 200 * minute,      start_ms_ + 5'000};
-  for (const char* expr : kExpressions) {
-    for (const std::int64_t t : times) {
-      SCOPED_TRACE(std::string(expr) + " at " + seconds(t));
-      expect_same("/api/v1/query", {{"query", expr}, {"time", seconds(t)}});
+  return {start_ms + 35 * minute + 250, start_ms + 80 * minute,  start_ms + 179 * minute,
+          start_ms + 184 * minute,      start_ms + 200 * minute, start_ms + 5'000};
+}
+
+struct Range {
+  std::int64_t start, end, step;
+};
+
+// Grafana aligns start and end to the step; the others are not aligned to anything.
+std::vector<Range> ranges(std::int64_t start_ms) {
+  const std::int64_t minute = 60'000;
+  return {
+      {(start_ms + 20 * minute) / minute * minute, (start_ms + 200 * minute) / minute * minute, minute},
+      {start_ms + 60 * minute, start_ms + 120 * minute, 15'000},
+      {start_ms + 7 * minute + 500, start_ms + 190 * minute, 37'000},
+  };
+}
+
+TEST_P(OracleTest, InstantQueriesAgreeWithPrometheus) {
+  const auto check = [&](const char* expr) {
+    const std::string query = expand(expr);
+    for (const std::int64_t t : instant_times(start_ms_)) {
+      SCOPED_TRACE(query + " at " + seconds(t));
+      expect_same("/api/v1/query", {{"query", query}, {"time", seconds(t)}}, ordered(expr));
     }
-  }
+  };
+  for (const char* expr : kExpressions) check(expr);
+  for (const char* expr : kSparseExpressions) check(expr);
+  for (const char* expr : kInstantOnlyExpressions) check(expr);
 }
 
 TEST_P(OracleTest, RangeQueriesAgreeWithPrometheus) {
-  struct Range {
-    std::int64_t start, end, step;
-  };
-  const std::int64_t minute = 60'000;
-  // Grafana aligns start and end to the step; the others are not aligned to anything.
-  const Range ranges[] = {
-      {(start_ms_ + 20 * minute) / minute * minute, (start_ms_ + 200 * minute) / minute * minute, minute},
-      {start_ms_ + 60 * minute, start_ms_ + 120 * minute, 15'000},
-      {start_ms_ + 7 * minute + 500, start_ms_ + 190 * minute, 37'000},
-  };
-  for (const char* expr : kExpressions) {
+  const auto check = [&](const char* expr) {
+    const std::string query = expand(expr);
     std::size_t compared = 0;
-    for (const Range& r : ranges) {
-      SCOPED_TRACE(std::string(expr) + " from " + seconds(r.start) + " step " + std::to_string(r.step));
-      compared += expect_same("/api/v1/query_range", {{"query", expr},
+    for (const Range& r : ranges(start_ms_)) {
+      SCOPED_TRACE(query + " from " + seconds(r.start) + " step " + std::to_string(r.step));
+      compared += expect_same("/api/v1/query_range", {{"query", query},
                                                       {"start", seconds(r.start)},
                                                       {"end", seconds(r.end)},
                                                       {"step", std::to_string(r.step / 1000)}});
     }
-    EXPECT_GT(compared, 10u) << expr << ": Prometheus returned (almost) nothing, so nothing was compared";
+    return compared;
+  };
+  for (const char* expr : kExpressions) {
+    EXPECT_GT(check(expr), 10u) << expr << ": Prometheus returned (almost) nothing, so nothing was compared";
   }
+  for (const char* expr : kSparseExpressions) check(expr);
 }
 
 TEST_P(OracleTest, RangeVectorInstantQueryReturnsRawPoints) {
-  expect_same("/api/v1/query", {{"query", "gpu_power_watts[2m]"}, {"time", seconds(start_ms_ + 3'600'000)}});
-  expect_same("/api/v1/query", {{"query", "gpu_utilization_ratio{gpu=\"3\"}[5m] offset 10m"},
-                                {"time", seconds(start_ms_ + 5'000'000)}});
+  for (const char* expr : kMatrixExpressions) {
+    const std::string query = expand(expr);
+    for (const std::int64_t t : {start_ms_ + 3'600'000, start_ms_ + 5'000'000, start_ms_ + 5'000}) {
+      SCOPED_TRACE(query + " at " + seconds(t));
+      expect_same("/api/v1/query", {{"query", query}, {"time", seconds(t)}});
+    }
+  }
 }
 
 TEST_P(OracleTest, ErrorsHaveTheSameShapeAsPrometheus) {
@@ -227,6 +281,9 @@ TEST_P(OracleTest, ErrorsHaveTheSameShapeAsPrometheus) {
   expect_same("/api/v1/query_range", {{"query", "gpu_power_watts"}, {"start", t}, {"end", t}, {"step", "0"}});
   expect_same("/api/v1/query_range",
               {{"query", "gpu_power_watts[5m]"}, {"start", t}, {"end", t}, {"step", "60"}});
+  expect_same("/api/v1/query_range",
+              {{"query", "gpu_power_watts[5m:1m]"}, {"start", t}, {"end", t}, {"step", "60"}});
+  expect_same("/api/v1/query_range", {{"query", "\"a string\""}, {"start", t}, {"end", t}, {"step", "60"}});
   expect_same("/api/v1/query_range", {{"query", "up"}, {"start", "100"}, {"end", "200000"}, {"step", "1"}});
   expect_same("/api/v1/query", {{"query", "gpu_power_watts / on() gpu_temperature_celsius"}, {"time", t}});
 }

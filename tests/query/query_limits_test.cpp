@@ -161,12 +161,19 @@ TEST_F(QueryLimits, TimesAtTheEndsOfTheRangeDoNotOverflow) {
             std::string::npos);
   EXPECT_NE(refused(range("0", "1", "1e17"), 400, "bad_data").find("\"step\": \"1e17\" is out of range"),
             std::string::npos);
+  EXPECT_NE(bad_query("gpu_power_watts @ 1e16").find("timestamp out of bounds for @ modifier"),
+            std::string::npos);
   // An instant query at the ends, with an offset and the lookback reaching beyond them.
   for (const char* t : {"-9.2e15", "9.2e15"}) {
-    for (const char* q : {"gpu_power_watts", "gpu_power_watts offset 1h", "gpu_power_watts offset -1h",
-                          "rate(gpu_power_watts[5m] offset -1y)", "time()", "gpu_power_watts offset 1000000y",
-                          "gpu_power_watts offset -1000000y", "max_over_time(gpu_power_watts[1000000y])",
-                          "max_over_time(gpu_power_watts[1000000y] offset -1000000y)"}) {
+    for (const char* q :
+         {"gpu_power_watts", "gpu_power_watts offset 1h", "gpu_power_watts offset -1h",
+          "rate(gpu_power_watts[5m] offset -1y)", "time()", "gpu_power_watts offset 1000000y",
+          "gpu_power_watts offset -1000000y", "max_over_time(gpu_power_watts[1000000y])",
+          "max_over_time(gpu_power_watts[1000000y] offset -1000000y)", "gpu_power_watts @ 9.1e15",
+          "gpu_power_watts @ -9.1e15 offset -1000000y", "max_over_time(gpu_power_watts[1000000y:1000y])",
+          "max_over_time(gpu_power_watts[1000000y:1000y] offset -1000000y)",
+          "rate(gpu_power_watts[1000000y:1000y] @ -9.1e15 offset 1000000y)",
+          "gpu_power_watts[1000000y:1000y] @ end()"}) {
       EXPECT_EQ(call(routes_, "/api/v1/query", {{"query", q}, {"time", t}}).status, 200) << q << " at " << t;
     }
   }
@@ -181,6 +188,10 @@ TEST_F(QueryLimits, AQueryOverTheSampleLimitIsAnExecutionError) {
   EXPECT_EQ(refused(r, 422, "execution"),
             "query processing would load too many samples into memory in query execution");
   EXPECT_EQ(call(limited, "/api/v1/query", {{"query", "gpu_power_watts{gpu=\"0\"}"}}).status, 200);
+  // A subquery with a step far finer than its range is refused before its steps are made.
+  const auto fine = call(routes_, "/api/v1/query", {{"query", "max_over_time(vector(1)[1000d:1ms])"}});
+  EXPECT_EQ(refused(fine, 422, "execution"),
+            "query processing would load too many samples into memory in query execution");
 }
 
 TEST_F(QueryLimits, AQueryPastTheTimeoutIsATimeout) {
