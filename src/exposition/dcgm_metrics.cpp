@@ -13,8 +13,9 @@ using enum FamilyType;
 using enum DcgmSource;
 constexpr std::optional<Metric> kNone = std::nullopt;
 
-// The default counters of dcgm-exporter (etc/default-counters.csv, 3.x and 4.x), plus the DCP profiling
-// fields it lists, which Hopper and later GPUs provide through GPM.
+// The default counters of dcgm-exporter (etc/default-counters.csv up to 4.5.3-4.8.2; FB_RESERVED since
+// 4.3.1-4.4.0), the two PCIe THROUGHPUT fields its list had up to 3.3.6-3.4.2 (older dashboards still chart
+// them), and the DCP profiling fields it lists, which Hopper and later GPUs provide through GPM.
 constexpr std::array kFields = {
     DcgmField{"DCGM_FI_DEV_SM_CLOCK", kGauge, "SM clock frequency (in MHz).", "MHz", kCatalogue,
               Metric::kClock, "sm", 1e-6, true, kNone},
@@ -51,8 +52,10 @@ constexpr std::array kFields = {
               Metric::kMemoryFree, "", 1.0 / (1024 * 1024), true, kNone},
     DcgmField{"DCGM_FI_DEV_FB_USED", kGauge, "Framebuffer memory used (in MiB).", "MiB", kCatalogue,
               Metric::kMemoryUsed, "", 1.0 / (1024 * 1024), true, kNone},
+    DcgmField{"DCGM_FI_DEV_FB_RESERVED", kGauge, "Framebuffer memory reserved (in MiB).", "MiB", kCatalogue,
+              Metric::kMemoryReserved, "", 1.0 / (1024 * 1024), true, kNone},
     DcgmField{"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", kCounter,
-              "Total number of NVLink bandwidth counters for all lanes", "bytes (tx + rx)", kCatalogue,
+              "Total number of NVLink bandwidth counters for all lanes.", "bytes (tx + rx)", kCatalogue,
               Metric::kNvlinkTx, "", 1, true, Metric::kNvlinkRx},
     DcgmField{"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", kCounter,
               "Number of remapped rows for uncorrectable errors", "rows", kCatalogue, Metric::kRemappedRows,
@@ -101,11 +104,27 @@ std::optional<double> field_value(const DcgmField& f, const DeviceSnapshot& d) {
     if (!extra) return std::nullopt;
     v += extra->value;
   }
-  v *= f.scale;
-  return f.integer ? std::round(v) : v;
+  return dcgm_value(f, v);
 }
 
 }  // namespace
+
+double dcgm_value(const DcgmField& field, double native) {
+  const double v = native * field.scale;
+  return field.integer ? std::round(v) : v;
+}
+
+DcgmLabels dcgm_labels(const DcgmDevice& d, const DcgmOptions& options) {
+  DcgmLabels labels{{"gpu", d.gpu},
+                    {"UUID", d.uuid},
+                    {"pci_bus_id", nvml_bus_id(d.pci_bus_id)},
+                    {"device", "nvidia" + d.gpu},
+                    {"modelName", d.model_name},
+                    {options.hostname_label, d.hostname}};
+  if (!d.gpu_instance_id.empty()) labels.emplace_back("GPU_I_ID", d.gpu_instance_id);
+  labels.emplace_back("DCGM_FI_DRIVER_VERSION", d.driver_version);
+  return labels;
+}
 
 std::span<const DcgmField> dcgm_fields() {
   return kFields;
@@ -124,21 +143,19 @@ std::string nvml_bus_id(std::string_view sysfs_bus_id) {
 }
 
 std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options) {
-  using Labels = std::vector<std::pair<std::string_view, std::string>>;
-  std::vector<Labels> device_labels;
+  std::vector<DcgmLabels> device_labels;
   std::vector<const DeviceSnapshot*> devices;
   for (const auto& d : snapshot.devices) {
     if (d.state == DeviceState::kLost) continue;  // dcgm-exporter drops a GPU it cannot read
     const auto& id = d.identity;
-    Labels labels{{"gpu", std::to_string(id.index)},
-                  {"UUID", id.is_mig_instance ? id.parent_uuid : id.uuid},
-                  {"pci_bus_id", nvml_bus_id(id.pci_bus_id)},
-                  {"device", "nvidia" + std::to_string(id.index)},
-                  {"modelName", id.name},
-                  {options.hostname_label, snapshot.node.hostname}};
-    if (id.is_mig_instance) labels.emplace_back("GPU_I_ID", std::to_string(id.gpu_instance_id));
-    labels.emplace_back("DCGM_FI_DRIVER_VERSION", snapshot.node.driver_version);
-    device_labels.push_back(std::move(labels));
+    const DcgmDevice device{std::to_string(id.index),
+                            id.is_mig_instance ? id.parent_uuid : id.uuid,
+                            id.pci_bus_id,
+                            id.name,
+                            snapshot.node.hostname,
+                            snapshot.node.driver_version,
+                            id.is_mig_instance ? std::to_string(id.gpu_instance_id) : ""};
+    device_labels.push_back(dcgm_labels(device, options));
     devices.push_back(&d);
   }
 

@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/snapshot.h"
 #include "exposition/exposition.h"
@@ -17,7 +19,7 @@ namespace gpuwatch {
 // Where a dcgm field's value comes from.
 enum class DcgmSource {
   kCatalogue,  // metric (matching label0 when set), plus `also` when set, times scale
-  kLastXid,    // the last XID code seen (dcgm's semantics), 0 when none
+  kLastXid,    // the last XID code seen (dcgm's semantics), 0 when none; not kept in the history
 };
 
 struct DcgmField {
@@ -49,6 +51,26 @@ struct DcgmOptions {
   // dcgm-exporter up to 3.x names the host label "Hostname"; newer releases name it "hostname".
   std::string_view hostname_label = "Hostname";
 };
+
+// What dcgm-exporter's labels say of one device: the renderer fills it from the snapshot, the query API's
+// dcgm view from the history (gpu_info, gpu_driver_info), so both label a device alike.
+struct DcgmDevice {
+  std::string gpu;              // the NVML index
+  std::string uuid;             // the GPU's; a MIG instance's parent's
+  std::string pci_bus_id;       // sysfs form "0000:3b:00.0"; labelled in NVML's spelling
+  std::string model_name;       // "NVIDIA H200"
+  std::string hostname;         // the node's
+  std::string driver_version;   // DCGM_FI_DRIVER_VERSION
+  std::string gpu_instance_id;  // MIG instances only, "" otherwise
+};
+using DcgmLabels = std::vector<std::pair<std::string_view, std::string>>;
+// gpu, UUID, pci_bus_id, device, modelName, the hostname label, GPU_I_ID (MIG), DCGM_FI_DRIVER_VERSION, in
+// dcgm-exporter's order.
+DcgmLabels dcgm_labels(const DcgmDevice& device, const DcgmOptions& options);
+
+// A field's value from its native value (with the `also` metric's added): scaled, and rounded when dcgm
+// reports an integer.
+double dcgm_value(const DcgmField& field, double native);
 
 // dcgm families for every device that is not lost, followed by the agent's own families.
 std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options);

@@ -130,6 +130,16 @@ each code and is the better series to alert on. `DCGM_FI_DEV_NVLINK_BANDWIDTH_TO
 received on all links. `DCGM_FI_DEV_PCIE_TX_THROUGHPUT` and `_RX_` are typed counter as dcgm-exporter types
 them, although NVML reports them as a rate over 20 ms; prefer `gpu_pcie_tx_bytes_per_second`.
 
+The list was checked against `etc/default-counters.csv` of dcgm-exporter 4.5.3-4.8.2, its newest release
+(`tests/http/golden/dcgm-default-counters.csv` holds it; a test fails when a field of it is neither rendered
+nor listed below). Beyond it gpuwatch renders the two PCIe THROUGHPUT fields (defaults up to 3.3.6-3.4.2,
+which older dashboards still chart) and `DCGM_FI_PROF_SM_ACTIVE` and `DCGM_FI_PROF_SM_OCCUPANCY` (DCP fields the
+list names but comments out). The other fields it comments out are not rendered: the violation times, ECC and
+retired-page totals and NVLink error counters are native families (`gpu_throttle_violation_seconds_total`,
+`gpu_ecc_errors_total`, `gpu_retired_pages`, `gpu_nvlink_errors_total`); of dcgm-exporter's own `DCGM_EXP_*`
+counters, clock events and XIDs are `gpu_clock_event_active` and `gpu_xid_errors_total`, health is the verdict
+of `/api/v1/gpus`, and the P2P NVLink status has no counterpart.
+
 Default counters of dcgm-exporter that gpuwatch does not render:
 
 )";
