@@ -10,12 +10,13 @@
 #include "agent/external_url.h"
 #include "agent/history_sink.h"
 #include "agent/published_families.h"
+#include "agent/query_setup.h"
 #include "agent/running_collector.h"
 #include "agent/sink_set.h"
+#include "agent/status_api.h"
 #include "alerting/alerting_service.h"
 #include "detect/detection.h"
 #include "http/http_server.h"
-#include "query/query_api.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -53,20 +54,17 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
 
 HttpServerOptions server_options(const AgentOptions& options,
                                  const std::shared_ptr<alerting::AlertingService>& alerts,
-                                 const std::shared_ptr<store::RetryingHistory>& history,
-                                 const std::shared_ptr<const PublishedState>& published) {
+                                 const std::shared_ptr<const AgentStatus>& status, const QuerySetup& query) {
   HttpServerOptions so;
   so.routes = alerts->routes();
-  // The Prometheus query API over the history store; 503 with the reason while the store cannot open.
-  if (history) {
-    query::QueryApiOptions query_options;
-    query_options.eval.timeout = options.query_timeout;
-    query_options.eval.max_samples = options.query_max_samples;
-    for (auto& route : store::unavailable_until_open(query::query_routes(history, query_options), history))
-      so.routes.push_back(std::move(route));
-  }
+  for (auto& route : status_routes(status)) so.routes.push_back(std::move(route));
+  // The Prometheus query API: over the history store (503 with the reason while it cannot open), or the
+  // latest snapshot when the store is off.
+  for (auto& route : query_api_routes(options, query)) so.routes.push_back(std::move(route));
   // After the snapshot's families, what the agent's parts publish: the same list the history stores.
-  so.extra_metrics = [published](std::string& out, ExpositionFormat f) { published->append(out, f); };
+  so.extra_metrics = [published = query.published](std::string& out, ExpositionFormat f) {
+    published->append(out, f);
+  };
   so.listen = options.listen;
   so.naming = options.naming;
   so.dcgm_hostname_label = options.dcgm_hostname_label;
@@ -116,8 +114,11 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   published->set_sinks(sinks_);
 
   auto current = current_;
+  status_ = std::make_shared<AgentStatus>(options_);
+  const QuerySetup query{history_, published, [current] { return current->latest(); },
+                         reachable_address(listener_->address, options_.hostname)};
   server_ = std::make_shared<HttpServer>(
-      server_options(options_, alerts_, history_, published), [current] { return current->latest(); },
+      server_options(options_, alerts_, status_, query), [current] { return current->latest(); },
       [current] { return current->ready(); });
   // Weakly: a sink left stuck past the agent's end may still ask, and then finds no server rather than a
   // dangling one.
@@ -165,6 +166,7 @@ void Agent::reload(AgentOptions reloaded) {
     current_->running.store(std::make_shared<RunningCollector>(reloaded, publish_to(sinks_), last));
   }
   options_ = std::move(reloaded);
+  status_->reloaded(options_);
 }
 
 bool Agent::stop() {

@@ -25,6 +25,7 @@ class HttpServer;
 struct BoundListener;
 class SinkSet;
 class PublishedState;
+class AgentStatus;
 namespace alerting {
 class AlertingService;
 }
@@ -91,6 +92,7 @@ class Agent {
   std::shared_ptr<detect::Detection> detection_;
   std::shared_ptr<SinkSet> sinks_;
   std::shared_ptr<PublishedState> published_;  // what is served and stored beside the snapshot
+  std::shared_ptr<AgentStatus> status_;        // the settings in effect, for the status API
   std::shared_ptr<HttpServer> server_;  // held weakly by the history sink's view of the server's families
   bool started_ = false;
   bool stopped_ = false;

@@ -7,8 +7,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/source_alerts.h"
 #include "alerting/silences_file.h"
 #include "core/file_io.h"
+#include "detect/detector_table.h"
 
 namespace gpuwatch {
 namespace {
@@ -24,6 +26,18 @@ std::string trimmed(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   const auto start = s.find_first_not_of(" \t\r\n");
   return start == std::string::npos ? "" : s.substr(start);
+}
+
+// /api/v1/rules: a group per detector with the alerts it raises, and the agent's own source alerts.
+std::vector<alerting::RuleGroup> rule_groups() {
+  std::vector<alerting::RuleGroup> groups;
+  for (const auto& row : detect::detector_table()) {
+    groups.push_back({std::string(row.name), detect::alertnames_of(row)});
+  }
+  alerting::RuleGroup agent{"agent", {}};
+  for (auto name : kSourceAlertNames) agent.alertnames.emplace_back(name);
+  groups.push_back(std::move(agent));
+  return groups;
 }
 
 }  // namespace
@@ -56,6 +70,8 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
   a.data_dir = options.data_dir;
   a.runbook_dir = options.runbook_dir;
   a.resend_interval = options.alert_resend_interval;
+  a.rule_groups = rule_groups();
+  a.evaluation_interval = options.interval;
   if (!options.api_token_file.empty()) {
     a.api_token = read_api_token(options.api_token_file, a.api_token_error);
     if (a.api_token.empty()) spdlog::error("alerting: {}; silences cannot be changed", a.api_token_error);

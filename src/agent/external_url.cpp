@@ -15,10 +15,14 @@ std::string machine_hostname() {
 
 }  // namespace
 
-std::string default_external_url(const ListenAddress& bound, const std::string& hostname) {
+std::string reachable_address(const ListenAddress& bound, const std::string& hostname) {
   if (bound.host == "0.0.0.0" || bound.host == "::")
-    return "http://" + (hostname.empty() ? machine_hostname() : hostname) + ":" + std::to_string(bound.port);
-  return "http://" + format_listen_address(bound);
+    return (hostname.empty() ? machine_hostname() : hostname) + ":" + std::to_string(bound.port);
+  return format_listen_address(bound);
+}
+
+std::string default_external_url(const ListenAddress& bound, const std::string& hostname) {
+  return "http://" + reachable_address(bound, hostname);
 }
 
 }  // namespace gpuwatch

@@ -14,4 +14,8 @@ namespace gpuwatch {
 // localhost) that one, since the host name may resolve to an address nothing listens on.
 std::string default_external_url(const ListenAddress& bound, const std::string& hostname);
 
+// The host:port of that URL: how a Prometheus scraping the agent names it (its `instance` label), which the
+// query API gives the agent's own series.
+std::string reachable_address(const ListenAddress& bound, const std::string& hostname);
+
 }  // namespace gpuwatch

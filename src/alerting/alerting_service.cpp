@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -74,8 +75,23 @@ AlertingService::AlertingService(AlertingOptions options, std::function<std::int
 AlertingService::~AlertingService() = default;
 
 void AlertingService::evaluate(std::span<const Condition> conditions, std::int64_t now_ms) {
+  const auto start = std::chrono::steady_clock::now();
   const auto changed = engine_.evaluate(conditions, now_ms);
   router_->route(engine_.alerts(), changed, now_ms);
+  std::lock_guard lock(evaluated_mu_);
+  last_evaluation_ms_ = now_ms;
+  evaluation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+HttpReply AlertingService::list_rules(const HttpRequest& req) const {
+  RulesContext context{options_.engine.runbook_url_prefix, options_.evaluation_interval, 0, 0};
+  {
+    std::lock_guard lock(evaluated_mu_);
+    context.last_evaluation_ms = last_evaluation_ms_;
+    context.evaluation_seconds = evaluation_seconds_;
+  }
+  return json_reply(200, {{"status", "success"},
+                          {"data", prometheus_rules(options_.rule_groups, engine_.alerts(), context, req)}});
 }
 
 AlertFamilies AlertingService::families() const {
@@ -199,6 +215,10 @@ std::vector<HttpRoute> AlertingService::routes() {
        "/api/v1/alerts",
        "pending and firing alerts (Prometheus's format)",
        [this](const HttpRequest&) { return list_alerts(); }},
+      {{"GET"},
+       "/api/v1/rules",
+       "alerting rules: the detectors and their alerts (Prometheus's format)",
+       [this](const HttpRequest& req) { return list_rules(req); }},
       std::move(silences),
       std::move(delete_one),
       {{"GET"}, "/runbooks/([A-Za-z0-9_]+)", "", [this](const HttpRequest& req) { return runbook(req); }},

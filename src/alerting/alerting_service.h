@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,7 @@
 #include "alerting/alert_metrics.h"
 #include "alerting/alert_router.h"
 #include "alerting/delivery_worker.h"
+#include "alerting/rules_api.h"
 #include "alerting/silences.h"
 #include "exposition/exposition.h"
 #include "http/http_route.h"
@@ -36,6 +38,8 @@ struct AlertingOptions {
   std::vector<Silence> config_silences;                      // maintenance windows from the config
   std::size_t config_silence_errors = 0;  // problems found reading them (those silences were left out)
   std::string api_token_error;            // why the token file could not be used (mutations are refused)
+  std::vector<RuleGroup> rule_groups;     // what /api/v1/rules lists: the detectors and their alerts
+  std::chrono::milliseconds evaluation_interval{0};  // how often evaluate() runs (the sampling interval)
 };
 
 class AlertingService {
@@ -62,6 +66,7 @@ class AlertingService {
   HttpReply add_silence(const HttpRequest& req);
   HttpReply delete_silence(const HttpRequest& req);
   HttpReply runbook(const HttpRequest& req) const;
+  HttpReply list_rules(const HttpRequest& req) const;
   // An error reply when the request may not change silences, else nullopt.
   std::optional<HttpReply> refuse_mutation(const HttpRequest& req) const;
 
@@ -71,6 +76,9 @@ class AlertingService {
   std::shared_ptr<SilenceStore> silences_;
   std::vector<std::unique_ptr<DeliveryWorker>> workers_;
   std::unique_ptr<AlertRouter> router_;
+  mutable std::mutex evaluated_mu_;
+  std::int64_t last_evaluation_ms_ = 0;
+  double evaluation_seconds_ = 0;
 };
 
 }  // namespace gpuwatch::alerting

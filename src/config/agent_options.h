@@ -90,6 +90,9 @@ struct OptionSpec {
   std::function<std::optional<std::string>(AgentOptions&, std::string_view)> apply;
   std::function<std::string(const AgentOptions&)> show;
   OptionCommands commands = kAgentCommand;  // the commands that take it (as a flag, and from --config)
+  // Its value may hold a credential (a webhook's URL carries its token): the agent's status API, which
+  // lists the settings in effect, shows it as "<secret>".
+  bool secret = false;
 
   bool taken_by(OptionCommand command) const { return (commands & command) != 0; }
 };

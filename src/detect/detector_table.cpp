@@ -34,4 +34,17 @@ std::span<const DetectorInfo> detector_table() {
   return kTable;
 }
 
+std::vector<std::string> alertnames_of(const DetectorInfo& info) {
+  std::vector<std::string> out;
+  for (std::string_view rest = info.alertnames; !rest.empty();) {
+    const auto comma = rest.find(',');
+    std::string_view name = rest.substr(0, comma);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (!name.empty()) out.emplace_back(name);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return out;
+}
+
 }  // namespace gpuwatch::detect

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct DetectorInfo {
 };
 
 std::span<const DetectorInfo> detector_table();
+
+// A row's alert names, one each.
+std::vector<std::string> alertnames_of(const DetectorInfo& info);
 
 // The row of a detector built from its settings struct, which it reads from the settings by its tunables.
 template <typename D, const auto& kTunables>

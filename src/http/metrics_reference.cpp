@@ -146,6 +146,23 @@ Default counters of dcgm-exporter that gpuwatch does not render:
   for (const auto& a : dcgm_absent_fields()) {
     out += "- `" + std::string(a.name) + "`: " + std::string(a.reason) + ".\n";
   }
+  out += R"(
+### dcgm names in the query API
+
+The query API (docs/query.md) answers dcgm-exporter's names too, whatever naming `/metrics` uses: a selector
+naming a field above (by name, by regex, or with no name matcher) selects the native series it comes from,
+converted and labelled as this table and the labels above say, with the device's `gpu_info` and the node's
+`gpu_driver_info` at the time of each point (a driver upgrade starts new series, as in a Prometheus that
+scraped `/metrics?naming=dcgm`) and the node's hostname as the latest snapshot reports it. They are listed by
+`/api/v1/label/__name__/values`, `/api/v1/series`, `/api/v1/labels` and `/api/v1/metadata`. Not answered:
+)";
+  for (const auto& f : dcgm_fields()) {
+    if (f.source == DcgmSource::kLastXid)
+      out +=
+          "`" + std::string(f.name) +
+          "`, since the history keeps how often each XID came (`gpu_xid_errors_total{xid}`), not which came "
+          "last.\n";
+  }
   out += "\n";
 }
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <string>
 
 #include "core/json_text.h"
-#include "core/metric_catalogue.h"
 #include "core/utf8.h"
 #include "query/api_params.h"
 #include "query/engine.h"
@@ -93,37 +93,33 @@ std::set<store::Labels> matching_series(const store::SeriesSource& source, const
   return all;
 }
 
-std::string string_array(const std::set<std::string>& values) {
-  std::string out = "[";
-  bool first = true;
-  for (const auto& v : values) {
-    if (!first) out += ',';
-    first = false;
-    append_json_string(out, v);
-  }
-  return out + "]";
+// Prometheus 3's `limit` of series and label lookups (Grafana sends it): at most that many, with a warning
+// when more matched; 0 or absent: all.
+std::size_t limit_param(const HttpRequest& req) {
+  if (!req.has_param("limit")) return 0;
+  const std::string text = req.param("limit");
+  char* end = nullptr;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || n < 0)
+    throw bad_data("invalid parameter \"limit\": cannot parse \"" + text + "\" to a valid limit");
+  return static_cast<std::size_t>(n);
 }
 
-std::string metadata_json(const HttpRequest& req) {
-  const std::string only = req.param("metric");
-  long limit = -1;
-  if (req.has_param("limit")) limit = std::strtol(req.param("limit").c_str(), nullptr, 10);
-  std::string out = "{";
-  long n = 0;
-  for (const MetricDef& def : kMetricCatalogue) {
-    if (!only.empty() && def.name != only) continue;
-    if (limit >= 0 && n >= limit) break;
+HttpReply limited_success(const std::string& array_items, std::size_t count, std::size_t limit) {
+  std::string body = R"({"status":"success","data":[)" + array_items + "]";
+  if (limit > 0 && count > limit) body += R"(,"warnings":["results truncated due to limit"])";
+  return json(200, body + "}");
+}
+
+std::string string_items(const std::set<std::string>& values, std::size_t limit) {
+  std::string out;
+  std::size_t n = 0;
+  for (const auto& v : values) {
+    if (limit > 0 && n == limit) break;
     if (n++) out += ',';
-    append_json_string(out, def.name);
-    out += R"(:[{"type":")";
-    out += def.kind == MetricKind::kCounter ? "counter" : "gauge";
-    out += R"(","help":)";
-    append_json_string(out, def.help);
-    out += R"(,"unit":)";
-    append_json_string(out, def.unit);
-    out += "}]";
+    append_json_string(out, v);
   }
-  return out + "}";
+  return out;
 }
 
 }  // namespace
@@ -146,6 +142,7 @@ std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> s
       }));
   routes.push_back(
       route("/api/v1/query_range", "PromQL range query (Prometheus API)", [=](const HttpRequest& req) {
+        if (!options.no_history.empty()) throw execution_error(options.no_history);
         Steps steps;
         steps.start = time_param("start", req.param("start"));
         steps.end = time_param("end", req.param("end"));
@@ -162,37 +159,60 @@ std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> s
       }));
   routes.push_back(
       route("/api/v1/series", "series matching match[] (Prometheus API)", [=](const HttpRequest& req) {
-        std::string out = "[";
-        bool first = true;
-        for (const auto& labels : matching_series(*source, req, true)) {
-          if (!first) out += ',';
-          first = false;
+        const std::size_t limit = limit_param(req);
+        const auto all = matching_series(*source, req, true);
+        std::string out;
+        std::size_t n = 0;
+        for (const auto& labels : all) {
+          if (limit > 0 && n == limit) break;
+          if (n++) out += ',';
           append_labels_json(out, labels);
         }
-        return success(out + "]");
+        return limited_success(out, all.size(), limit);
       }));
   routes.push_back(route("/api/v1/labels", "label names (Prometheus API)", [=](const HttpRequest& req) {
+    const std::size_t limit = limit_param(req);
     std::set<std::string> names;
     for (const auto& labels : matching_series(*source, req, false)) {
       for (const auto& l : labels) names.insert(l.first);
     }
-    return success(string_array(names));
+    return limited_success(string_items(names, limit), names.size(), limit);
   }));
   routes.push_back(route("/api/v1/label/([^/]+)/values", "",
                          [=](const HttpRequest& req) {
                            const std::string name = req.captures.empty() ? "" : req.captures[0];
                            if (!is_label_name(name)) throw bad_data("invalid label name: \"" + name + "\"");
+                           const std::size_t limit = limit_param(req);
                            std::set<std::string> values;
                            for (const auto& labels : matching_series(*source, req, false)) {
                              for (const auto& l : labels) {
                                if (l.first == name) values.insert(l.second);
                              }
                            }
-                           return success(string_array(values));
+                           return limited_success(string_items(values, limit), values.size(), limit);
                          },
                          {"GET"}));
   routes.push_back(route("/api/v1/metadata", "metric types and help (Prometheus API)",
-                         [](const HttpRequest& req) { return success(metadata_json(req)); }, {"GET"}));
+                         [published = options.published](const HttpRequest& req) {
+                           long limit = -1;
+                           if (req.has_param("limit"))
+                             limit = std::strtol(req.param("limit").c_str(), nullptr, 10);
+                           return success(
+                               metadata_json(served_metadata(published), req.param("metric"), limit));
+                         },
+                         {"GET"}));
+  routes.push_back(route("/api/v1/query_exemplars", "exemplars (none are kept; Prometheus API)",
+                         [](const HttpRequest& req) {
+                           // Checked as Prometheus checks them, so a client's mistake is still an error.
+                           try {
+                             parse_expression(req.param("query"));
+                           } catch (const QueryError& e) {
+                             throw bad_data(std::string("invalid parameter \"query\": ") + e.what());
+                           }
+                           if (req.has_param("start")) time_param("start", req.param("start"));
+                           if (req.has_param("end")) time_param("end", req.param("end"));
+                           return success("[]");
+                         }));
   routes.push_back(route("/api/v1/status/buildinfo", "",
                          [](const HttpRequest&) {
                            // Grafana reads the version to decide which PromQL features to offer; gpuwatch

@@ -76,19 +76,14 @@ void SnapshotHistory::append_family(const Family& family, std::int64_t t, std::s
     }
     auto [it, fresh] = known_.try_emplace(key);
     Known& known = it->second;
-    if (fresh) {
-      known.labels.emplace_back("__name__", std::string(family.name));
-      for (const auto& [name, value] : series.labels) known.labels.emplace_back(std::string(name), value);
-      normalize_labels(known.labels);  // sorted once here, so the store need not copy them
-    }
+    if (fresh) known.labels = stored_labels(family.name, series);  // sorted once: the store need not copy
     if (known.ask_cap) {
       known.admitted = cap_.admit(known.labels, t);
       known.aggregate = known.admitted ? Labels{} : aggregate_labels(known.labels);
       known.ask_cap = false;
     }
     known.seen_ms = t;
-    // Never ahead of the snapshot: a read time comes from the same clock, at or before it.
-    const std::int64_t read_t = series.read_ms > 0 ? std::min(series.read_ms, t) : t;
+    const std::int64_t read_t = stored_time(series, t);
     if (known.admitted) {
       if (read_t <= known.stored_read_ms) continue;  // carried, not read again: already stored
       if (auto problem = store_->append(known.labels, read_t, series.value); !problem.empty())
@@ -128,6 +123,20 @@ std::vector<Family> SnapshotHistory::health_families() const {
   out.push_back(
       single_value_family(Metric::kStoreWalDroppedBytes, static_cast<double>(h.unwritten_bytes_dropped)));
   return out;
+}
+
+Labels stored_labels(std::string_view family, const Series& series) {
+  Labels labels;
+  labels.reserve(series.labels.size() + 1);
+  labels.emplace_back("__name__", std::string(family));
+  for (const auto& [name, value] : series.labels) labels.emplace_back(std::string(name), value);
+  normalize_labels(labels);
+  return labels;
+}
+
+std::int64_t stored_time(const Series& series, std::int64_t snapshot_ms) {
+  // Never ahead of the snapshot: a read time comes from the same clock, at or before it.
+  return series.read_ms > 0 ? std::min(series.read_ms, snapshot_ms) : snapshot_ms;
 }
 
 std::string clock_domain_for(const std::string& sim_scenario) {

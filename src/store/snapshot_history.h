@@ -62,6 +62,12 @@ class SnapshotHistory {
   void warn_about_refusals(std::int64_t now_ms);  // under mu_
 };
 
+// How history keeps a series /metrics serves: the family's name as __name__ beside the series' labels,
+// sorted, empty values dropped; and the time of its value: when it was read, never after the snapshot, or
+// the snapshot's time when the series does not say.
+Labels stored_labels(std::string_view family, const Series& series);
+std::int64_t stored_time(const Series& series, std::int64_t snapshot_ms);
+
 // The clock domain recorded with history: "wall", or "sim:<scenario file name without .yaml>".
 std::string clock_domain_for(const std::string& sim_scenario);
 

@@ -17,6 +17,7 @@
 #include "agent/collector_setup.h"
 #include "http/http_server.h"
 #include "raw_client.h"
+#include "simulated_node.h"
 #include "sources/host/host_snapshot.h"
 #include "test_sinks.h"
 
@@ -24,20 +25,9 @@ namespace gpuwatch {
 namespace {
 
 using namespace std::chrono_literals;
+using test::simulated_node;
 using testing::RawClient;
 using testing::reply_status;
-
-AgentOptions simulated_node(std::chrono::milliseconds interval) {
-  AgentOptions o;
-  o.listen = "127.0.0.1:0";
-  o.interval = interval;
-  o.store = false;
-  o.kmsg = "";
-  o.sim_scenario = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/healthy-8xh200.yaml";
-  o.nvml_library = std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1";
-  EXPECT_EQ(prepare_simulator(o), "");
-  return o;
-}
 
 std::string scrape(int port) {
   httplib::Client client("127.0.0.1", port);

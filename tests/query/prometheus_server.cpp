@@ -33,24 +33,35 @@ int free_port() {
 
 PrometheusServer::PrometheusServer(const std::string& openmetrics) {
   try {
-    start(openmetrics);
+    start("global:\n  scrape_interval: 1m\n", openmetrics);
   } catch (...) {
     stop();
     throw;
   }
 }
 
-void PrometheusServer::start(const std::string& openmetrics) {
+PrometheusServer::PrometheusServer(const Scraping& scraping) {
+  try {
+    start(scraping.config, "");
+  } catch (...) {
+    stop();
+    throw;
+  }
+}
+
+void PrometheusServer::start(const std::string& config, const std::string& openmetrics) {
   std::string pattern = (std::filesystem::temp_directory_path() / "gpuwatch-oracle-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
-  const std::string input = dir_ + "/samples.om";
-  std::ofstream(input) << openmetrics;
-  std::ofstream(dir_ + "/prometheus.yml") << "global:\n  scrape_interval: 1m\n";
-  const ProcessResult made =
-      run_process({"/usr/bin/promtool", "tsdb", "create-blocks-from", "openmetrics", input, dir_ + "/tsdb"},
-                  {}, std::chrono::seconds(120));
-  if (made.exit_code != 0) throw std::runtime_error("promtool failed: " + made.err + made.out);
+  std::ofstream(dir_ + "/prometheus.yml") << config;
+  if (!openmetrics.empty()) {
+    const std::string input = dir_ + "/samples.om";
+    std::ofstream(input) << openmetrics;
+    const ProcessResult made =
+        run_process({"/usr/bin/promtool", "tsdb", "create-blocks-from", "openmetrics", input, dir_ + "/tsdb"},
+                    {}, std::chrono::seconds(120));
+    if (made.exit_code != 0) throw std::runtime_error("promtool failed: " + made.err + made.out);
+  }
   port_ = free_port();
   process_ = std::make_unique<BackgroundProcess>(std::vector<std::string>{
       "/usr/bin/prometheus", "--config.file=" + dir_ + "/prometheus.yml",

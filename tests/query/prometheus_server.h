@@ -1,5 +1,7 @@
-// A real Prometheus for the oracle test: builds a TSDB from an OpenMetrics file with promtool, starts
-// `prometheus` on a free loopback port over it, and on destruction stops it (by PID) and removes its data.
+// A real Prometheus for the tests that compare with one: over a TSDB built from an OpenMetrics file with
+// promtool (the oracle test), or scraping what its configuration names (the agent, for the dcgm-exporter
+// dashboard test). It runs on a free loopback port in a temporary directory; on destruction it is stopped
+// (by PID) and its data removed.
 #pragma once
 
 #include <memory>
@@ -13,6 +15,11 @@ class PrometheusServer {
  public:
   // Throws std::runtime_error with promtool's or prometheus's own words when either fails.
   explicit PrometheusServer(const std::string& openmetrics);
+  // No data of its own: `config` is its prometheus.yml (global settings and scrape_configs).
+  struct Scraping {
+    std::string config;
+  };
+  explicit PrometheusServer(const Scraping& scraping);
   ~PrometheusServer();
   PrometheusServer(const PrometheusServer&) = delete;
   PrometheusServer& operator=(const PrometheusServer&) = delete;
@@ -20,7 +27,8 @@ class PrometheusServer {
   int port() const { return port_; }
 
  private:
-  void start(const std::string& openmetrics);
+  // Blocks from `openmetrics` unless it is empty.
+  void start(const std::string& config, const std::string& openmetrics);
   void stop();
 
   std::string dir_;

@@ -1,9 +1,11 @@
-// Calls a query route's handler directly, as the HTTP server would after parsing a request.
+// Calls a query route's handler directly, as the HTTP server would after parsing a request: the route whose
+// pattern matches the whole path, with its capture groups.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -14,10 +16,12 @@ namespace gpuwatch::query {
 inline HttpReply call_route(const std::vector<HttpRoute>& routes, const std::string& method,
                             const std::string& path, std::multimap<std::string, std::string> params) {
   for (const auto& r : routes) {
-    if (r.pattern == path) {
+    std::smatch match;
+    if (r.pattern == path || std::regex_match(path, match, std::regex(r.pattern))) {
       HttpRequest req;
       req.method = method;
       req.path = path;
+      for (std::size_t i = 1; i < match.size(); ++i) req.captures.push_back(match[i].str());
       req.params = std::move(params);
       return r.handle(req);
     }
