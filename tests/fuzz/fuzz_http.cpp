@@ -37,7 +37,9 @@ gpuwatch::HttpServer& server() {
   static const auto instance = [] {
     gpuwatch::HttpServerOptions options;
     options.listen = "127.0.0.1:0";
-    options.routes = gpuwatch::query::query_routes(series(), {{}, [] { return std::int64_t{600'000}; }});
+    gpuwatch::query::QueryApiOptions api;
+    api.now_ms = [] { return std::int64_t{600'000}; };
+    options.routes = gpuwatch::query::query_routes(series(), std::move(api));
     options.header_timeout = std::chrono::milliseconds(500);
     options.body_timeout = std::chrono::milliseconds(500);
     auto s = std::make_unique<gpuwatch::HttpServer>(
