@@ -14,6 +14,15 @@ std::string_view strip_suffix(std::string_view name, std::string_view suffix) {
   return name;
 }
 
+void append_series(std::string& out, std::string_view sample_name, const Series& s) {
+  append_series_name(out, sample_name, s);
+  out += ' ';
+  append_value(out, s.value);
+  out += '\n';
+}
+
+}  // namespace
+
 std::string_view type_word(FamilyType type, ExpositionFormat format) {
   switch (type) {
     case FamilyType::kCounter:
@@ -25,15 +34,6 @@ std::string_view type_word(FamilyType type, ExpositionFormat format) {
   }
   return "gauge";
 }
-
-void append_series(std::string& out, std::string_view sample_name, const Series& s) {
-  append_series_name(out, sample_name, s);
-  out += ' ';
-  append_value(out, s.value);
-  out += '\n';
-}
-
-}  // namespace
 
 std::string_view content_type(ExpositionFormat format) {
   return format == ExpositionFormat::kOpenMetrics

@@ -39,6 +39,9 @@ struct Family {
 // A sample's name and its series' labels as both formats write them: name{a="x",b="y"}, or the name alone.
 void append_series_name(std::string& out, std::string_view sample_name, const Series& series);
 
+// The word a TYPE line gives the family: text 0.0.4 has no info type and says gauge.
+std::string_view type_word(FamilyType type, ExpositionFormat format);
+
 // Shortest text that parses back to the same double; +Inf, -Inf and NaN spelled as Prometheus does.
 void append_value(std::string& out, double value);
 

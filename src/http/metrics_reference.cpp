@@ -121,7 +121,7 @@ add `GPU_I_ID`. A lost GPU is left out, as dcgm-exporter does. The agent's own `
 |---|---|---|---|
 )";
   for (const auto& f : dcgm_fields()) {
-    out += "| `" + std::string(f.name) + "` | " + (f.type == FamilyType::kCounter ? "counter" : "gauge") +
+    out += "| `" + std::string(f.name) + "` | " + std::string(type_word(f.type, ExpositionFormat::kText004)) +
            " | " + std::string(f.unit) + " | " + scale_text(f) + " |\n";
   }
   out += R"(

@@ -11,16 +11,9 @@
 namespace gpuwatch::query {
 namespace {
 
+// Metadata names types as OpenMetrics does (an info family is "info").
 std::string type_name(FamilyType type) {
-  switch (type) {
-    case FamilyType::kCounter:
-      return "counter";
-    case FamilyType::kInfo:
-      return "info";
-    case FamilyType::kGauge:
-      break;
-  }
-  return "gauge";
+  return std::string(type_word(type, ExpositionFormat::kOpenMetrics));
 }
 
 }  // namespace
