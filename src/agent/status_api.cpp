@@ -8,6 +8,7 @@
 
 #include "core/json_text.h"
 #include "core/rfc3339.h"
+#include "core/wall_clock.h"
 
 namespace gpuwatch {
 namespace {
@@ -33,12 +34,6 @@ std::string working_directory() {
   return error ? "" : cwd.string();
 }
 
-std::int64_t wall_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 HttpReply success(const std::string& data) {
   return HttpReply{200, "application/json", R"({"status":"success","data":)" + data + "}", {}};
 }
@@ -46,12 +41,12 @@ HttpReply success(const std::string& data) {
 }  // namespace
 
 AgentStatus::AgentStatus(AgentOptions options)
-    : options_(std::move(options)), start_ms_(wall_now_ms()), config_ms_(start_ms_) {}
+    : options_(std::move(options)), start_ms_(wall_unix_ms()), config_ms_(start_ms_) {}
 
 void AgentStatus::reloaded(const AgentOptions& options) {
   std::lock_guard lock(mu_);
   options_ = options;
-  config_ms_ = wall_now_ms();
+  config_ms_ = wall_unix_ms();
 }
 
 std::string AgentStatus::runtimeinfo_json() const {

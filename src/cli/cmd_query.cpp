@@ -17,6 +17,7 @@
 #include "core/duration.h"
 #include "core/relative_time.h"
 #include "core/utf8.h"
+#include "core/wall_clock.h"
 #include "query/api_params.h"
 #include "query/engine.h"
 #include "query/query_error.h"
@@ -36,12 +37,6 @@ struct QueryArgs {
 // The query as API parameters: query plus time, or start/end/step.
 using Params = std::multimap<std::string, std::string>;
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // A time flag: the API's spellings (unix seconds, RFC 3339) or "now", "now-1h"; the flag's default when
 // empty. All of one query's flags share one `now`.
 std::int64_t time_flag(const std::string& name, const std::string& text, std::int64_t now) {
@@ -54,7 +49,7 @@ std::int64_t time_flag(const std::string& name, const std::string& text, std::in
 Params api_params(const QueryArgs& a, bool& range) {
   range = !a.since.empty() || !a.start.empty() || !a.end.empty();
   Params p{{"query", a.expr}};
-  const std::int64_t now = now_ms();
+  const std::int64_t now = wall_unix_ms();
   if (!range) {
     p.emplace("time", query::format_timestamp(time_flag("time", a.time, now)));
     return p;

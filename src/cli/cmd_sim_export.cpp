@@ -21,6 +21,7 @@
 #include "core/duration.h"
 #include "core/metric_catalogue.h"
 #include "core/rfc3339.h"
+#include "core/wall_clock.h"
 #include "exposition/native_metrics.h"
 #include "exposition/timed_exposition.h"
 
@@ -63,9 +64,7 @@ int run_export(const ExportFlags& flags) {
   }
   const std::int64_t step_ms = step->count();
   const std::int64_t ticks = duration->count() / step_ms;
-  const std::int64_t wall_now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                       std::chrono::system_clock::now().time_since_epoch())
-                                       .count();
+  const std::int64_t wall_now_ms = wall_unix_ms();
   // The last snapshot at the last multiple of the step before now, the first ticks - 1 steps earlier. The
   // simulator reads GPUWATCH_SIM_EPOCH at nvmlInit; a scenario's node.start still wins over it.
   const char* user_epoch = std::getenv("GPUWATCH_SIM_EPOCH");

@@ -2,10 +2,14 @@
 
 namespace gpuwatch {
 
-std::int64_t WallClock::now_ms() {
+std::int64_t wall_unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+std::int64_t WallClock::now_ms() {
+  return wall_unix_ms();
 }
 
 bool WallClock::sleep_until_ms(std::int64_t target_ms) {

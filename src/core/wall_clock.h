@@ -9,6 +9,10 @@
 
 namespace gpuwatch {
 
+// System time, ms since the Unix epoch: what WallClock::now_ms() reads, for code that asks the real time
+// whatever clock the agent runs on (a lockstep simulator's never passes it, requests default to it).
+std::int64_t wall_unix_ms();
+
 class WallClock final : public Clock {
  public:
   std::int64_t now_ms() override;

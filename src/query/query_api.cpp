@@ -9,6 +9,7 @@
 
 #include "core/json_text.h"
 #include "core/utf8.h"
+#include "core/wall_clock.h"
 #include "query/api_params.h"
 #include "query/engine.h"
 #include "query/parser.h"
@@ -53,12 +54,6 @@ bool is_label_name(const std::string& name) {
   const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   if (name.empty() || !letter(name[0])) return false;
   return std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
-}
-
-std::int64_t system_now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 std::vector<std::vector<store::LabelMatcher>> match_params(const HttpRequest& req, bool required) {
@@ -126,7 +121,7 @@ std::string string_items(const std::set<std::string>& values, std::size_t limit)
 
 std::vector<HttpRoute> query_routes(std::shared_ptr<const store::SeriesSource> source,
                                     QueryApiOptions options) {
-  if (!options.now_ms) options.now_ms = system_now_ms;
+  if (!options.now_ms) options.now_ms = wall_unix_ms;
   std::vector<HttpRoute> routes;
   routes.push_back(
       route("/api/v1/query", "PromQL instant query (Prometheus API)", [=](const HttpRequest& req) {

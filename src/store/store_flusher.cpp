@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/wall_clock.h"
 #include "store/codec_error.h"
 #include "store/downsample.h"
 #include "store/store.h"
@@ -13,12 +14,6 @@ namespace gpuwatch::store {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::int64_t wall_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::uint64_t disk_bytes(const std::string& dir) {
   std::uint64_t total = 0;
@@ -269,7 +264,7 @@ void Store::note_error(const StoreError& e) {
 void Store::note_success() {
   {
     std::lock_guard lock(mu_);
-    stats_.last_sync_unix_ms = wall_ms();
+    stats_.last_sync_unix_ms = wall_unix_ms();
   }
   if (in_error_episode_) {
     spdlog::info("store: writing to {} resumed", options_.data_dir);

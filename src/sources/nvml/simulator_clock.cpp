@@ -46,11 +46,7 @@ bool SimulatorClock::sleep_until_ms(std::int64_t target_ms) {
   if (lockstep_) {
     // As fast as asked, but never past the wall clock: history made from a start in the past catches up
     // with now and then follows the clock, so nothing is ever stamped ahead of it.
-    const auto wall_ms = [] {
-      using namespace std::chrono;
-      return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-    };
-    for (std::int64_t ahead = target_ms - wall_ms(); ahead > 0; ahead = target_ms - wall_ms()) {
+    for (std::int64_t ahead = target_ms - wall_unix_ms(); ahead > 0; ahead = target_ms - wall_unix_ms()) {
       std::unique_lock lock(mutex_);
       if (wake_.wait_for(lock, std::chrono::milliseconds(std::min<std::int64_t>(ahead, 1000)),
                          [&] { return interrupted_; })) {
