@@ -17,6 +17,7 @@
 #include "alerting/alerting_service.h"
 #include "detect/detection.h"
 #include "http/http_server.h"
+#include "http/web_ui.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -61,6 +62,8 @@ HttpServerOptions server_options(const AgentOptions& options,
   // The Prometheus query API: over the history store (503 with the reason while it cannot open), or the
   // latest snapshot when the store is off.
   for (auto& route : query_api_routes(options, query)) so.routes.push_back(std::move(route));
+  // The web dashboards at /, reading only the routes above.
+  for (auto& route : web_ui_routes()) so.routes.push_back(std::move(route));
   // After the snapshot's families, what the agent's parts publish: the same list the history stores.
   so.extra_metrics = [published = query.published](std::string& out, ExpositionFormat f) {
     published->append(out, f);

@@ -17,7 +17,7 @@ constexpr std::array kEndpoints = {
     Endpoint{"/api/v1/gpus", "every GPU, its health, metrics and processes as JSON"},
     Endpoint{"/healthz", "200 while the server runs"},
     Endpoint{"/readyz", "200 after the first complete collection, 503 before"},
-    Endpoint{"/", "this page"},
+    Endpoint{"/endpoints", "this page"},
 };
 
 }  // namespace
@@ -32,7 +32,7 @@ bool is_builtin_endpoint(std::string_view path) {
 std::string index_html(const std::vector<HttpRoute>& routes) {
   std::string html =
       "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>gpuwatch</title></head><body>\n"
-      "<h1>gpuwatch</h1>\n<ul>\n";
+      "<h1>gpuwatch</h1>\n<p><a href=\"/\">The dashboards</a> read these endpoints.</p>\n<ul>\n";
   for (const auto& e : kEndpoints) {
     html += "<li><a href=\"" + std::string(e.path) + "\">" + e.path + "</a>: " + e.what + "</li>\n";
   }

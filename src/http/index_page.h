@@ -1,4 +1,5 @@
-// The built-in endpoints and the index page at / that lists them with the added routes.
+// The built-in endpoints and the page at /endpoints that lists them with the added routes (/ is the web
+// dashboards').
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@
 
 namespace gpuwatch {
 
-// Whether `path` is one of the built-in endpoints (/metrics, /api/v1/gpus, /healthz, /readyz, /).
+// Whether `path` is one of the built-in endpoints (/metrics, /api/v1/gpus, /healthz, /readyz, /endpoints).
 bool is_builtin_endpoint(std::string_view path);
 
 // The HTML of the index page: every built-in endpoint, then every added route with a `what`.

@@ -1,6 +1,9 @@
 #include "http/json_api.h"
 
+#include <map>
+
 #include "rules/health.h"
+#include "sources/host/host_snapshot.h"
 
 namespace gpuwatch {
 namespace {
@@ -30,7 +33,15 @@ json text_or_null(const std::string& text) {
   return text.empty() ? json(nullptr) : json(text);
 }
 
-json process_json(const ProcessSample& p) {
+// The workload the host reader found for the process (its cgroup): container, pod, Slurm job; null fields
+// when it has none or it has not been read yet.
+using Workloads = std::map<unsigned, procfs::Workload>;
+
+json process_json(const ProcessSample& p, const Workloads* workloads) {
+  procfs::Workload w;
+  if (workloads != nullptr) {
+    if (const auto it = workloads->find(p.pid); it != workloads->end()) w = it->second;
+  }
   return {{"pid", p.pid},
           {"name", p.name},
           {"uid", optional_value(p.uid)},
@@ -41,10 +52,13 @@ json process_json(const ProcessSample& p) {
           {"sm_utilization", optional_value(p.sm_utilization)},
           {"memory_utilization", optional_value(p.memory_utilization)},
           {"gpu_instance_id", optional_value(p.gpu_instance_id)},
-          {"compute_instance_id", optional_value(p.compute_instance_id)}};
+          {"compute_instance_id", optional_value(p.compute_instance_id)},
+          {"container_id", text_or_null(w.container_id)},
+          {"pod_uid", text_or_null(w.pod_uid)},
+          {"slurm_job", text_or_null(w.slurm_job)}};
 }
 
-json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings) {
+json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings, const Workloads* workloads) {
   const DeviceIdentity& id = d.identity;
   json mig = nullptr;
   if (id.is_mig_instance) {
@@ -54,7 +68,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
   }
   const Health health = assess_health(d, settings);
   json processes = json::array();
-  for (const auto& p : d.processes) processes.push_back(process_json(p));
+  for (const auto& p : d.processes) processes.push_back(process_json(p, workloads));
   json xids = json::object();
   for (const auto& [xid, count] : d.xid_counts) xids[std::to_string(xid)] = count;
   return {{"index", id.index},
@@ -78,7 +92,9 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
 
 json snapshot_to_json(const Snapshot& snapshot, const rules::DetectorSettings& settings) {
   json devices = json::array();
-  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings));
+  const Workloads* workloads =
+      snapshot.host && snapshot.host->workloads ? snapshot.host->workloads.get() : nullptr;
+  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings, workloads));
   json errors = json::array();
   for (const auto& [key, count] : snapshot.collector_errors) {
     const auto& [uuid, call, code] = key;
@@ -131,7 +147,7 @@ Each element of `devices`:
 | `last_read_ms` | integer | when the values below were read |
 | `health` | object | `verdict` (`healthy`, `warning`, `critical`) and `reasons` (strings, worst first) |
 | `metrics` | object | native metric name -> array of `{labels: {name: value}, value: number}`; empty for a lost GPU |
-| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null` |
+| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id, container_id, pod_uid, slurm_job}`; absent values are `null` |
 | `xid_counts` | object | XID code (string) -> count since the agent started |
 | `last_xid` | integer or null | the last XID code seen |
 | `unsupported` | array of strings | NVML calls the GPU answered NOT_SUPPORTED |
@@ -139,7 +155,8 @@ Each element of `devices`:
 Of a process, `name` is its `comm` (at most 15 bytes on Linux); `uid` its real uid, `user` the name the host's
 passwd file gives that uid (else the uid in decimal) and `command` its command line with the arguments joined
 by spaces, all read from `/proc` under `--proc-root` (`docs/status.md` says which passwd file). They are `null`
-until the host reader has read the process, and always with `--proc-root ""`.
+until the host reader has read the process, and always with `--proc-root ""`. `container_id`
+(`<runtime>://<id>`), `pod_uid` and `slurm_job` are the workload its cgroup names, `null` where it names none.
 )";
 }
 

@@ -120,7 +120,7 @@ TEST_F(ServerTest, JsonApiServesTheLatestSnapshot) {
 }
 
 TEST_F(ServerTest, IndexListsEveryEndpoint) {
-  auto r = get("/");
+  auto r = get("/endpoints");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
@@ -208,7 +208,7 @@ TEST(HttpServer, AddedRoutesGetParamsCapturesAndFormBodies) {
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 405);
   EXPECT_EQ(wrong->get_header_value("Allow"), "GET, POST");
-  EXPECT_NE(client.Get("/")->body.find("label values"), std::string::npos);
+  EXPECT_NE(client.Get("/endpoints")->body.find("label values"), std::string::npos);
   EXPECT_EQ(client.Get("/no/such/path")->status, 404);
 }
 

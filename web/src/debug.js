@@ -1,0 +1,174 @@
+// Debug: one GPU, or one process, over any range. Utilization, memory, clocks and what holds them down,
+// power, temperature, PCIe, each process's memory and SM share with its workload; drag on a plot to zoom;
+// any PromQL expression as a graph.
+import { api, queryRange } from "./api.js";
+import { timeChart } from "./chart.js";
+import { esc, formatTime, formatValue, RANGES } from "./format.js";
+import { stepFor, timeWindow } from "./url_state.js";
+
+// The panels of a GPU: title, unit, and the expressions (the selector's {gpu="N"} filled in).
+const GPU_PANELS = [
+  { id: "utilization", title: "Utilization", unit: "ratio", exprs: ["gpu_utilization_ratio{S}", "gpu_memory_utilization_ratio{S}", "gpu_sm_active_ratio{S}", "gpu_tensor_active_ratio{S}"], yMin: 0 },
+  { id: "memory", title: "Memory", unit: "bytes", exprs: ["gpu_memory_used_bytes{S}", "gpu_memory_total_bytes{S}"], yMin: 0 },
+  { id: "clocks", title: "Clocks", unit: "hertz", exprs: ["gpu_clock_hertz{S}"], yMin: 0 },
+  { id: "throttle", title: "Reasons holding the clocks down (1 = active)", unit: "count", exprs: ["gpu_clock_event_active{S} > 0"], yMin: 0 },
+  { id: "power", title: "Power", unit: "watts", exprs: ["gpu_power_watts{S}", "gpu_power_limit_watts{S}"], yMin: 0 },
+  { id: "temperature", title: "Temperature", unit: "celsius", exprs: ["gpu_temperature_celsius{S}", "gpu_memory_temperature_celsius{S}"] },
+  { id: "pcie", title: "PCIe throughput", unit: "bytes_per_second", exprs: ["gpu_pcie_tx_bytes_per_second{S}", "gpu_pcie_rx_bytes_per_second{S}"], yMin: 0 },
+  { id: "pcie-errors", title: "PCIe replays and link width", unit: "count", exprs: ["rate(gpu_pcie_replays_total{S}[1m])", "gpu_pcie_link_width{S}"], yMin: 0 },
+  { id: "process-memory", title: "Memory per process", unit: "bytes", exprs: ["gpu_process_memory_used_bytes{P}"], yMin: 0 },
+  { id: "process-sm", title: "SM share per process", unit: "ratio", exprs: ["gpu_process_sm_utilization_ratio{P}"], yMin: 0 },
+];
+
+const SHORT = {
+  gpu_utilization_ratio: "GPU",
+  gpu_memory_utilization_ratio: "memory interface",
+  gpu_sm_active_ratio: "SM active",
+  gpu_tensor_active_ratio: "tensor active",
+  gpu_memory_used_bytes: "used",
+  gpu_memory_total_bytes: "total",
+  gpu_power_watts: "draw",
+  gpu_power_limit_watts: "limit",
+  gpu_temperature_celsius: "core",
+  gpu_memory_temperature_celsius: "memory (HBM)",
+  gpu_pcie_tx_bytes_per_second: "transmit",
+  gpu_pcie_rx_bytes_per_second: "receive",
+  gpu_pcie_link_width: "link width (lanes)",
+};
+
+// A series' name in a legend: the metric's short name and the labels that tell it apart.
+function seriesLabel(metric, expr) {
+  const name = metric.__name__;
+  const extra = Object.entries(metric)
+    .filter(([k]) => !["__name__", "gpu", "uuid", "type"].includes(k))
+    .map(([k, v]) => (k === "pid" ? `pid ${v}` : k === "process" ? v : `${k}=${v}`));
+  if (name === undefined && expr.startsWith("rate(gpu_pcie_replays_total")) return "replays /s";
+  const base = SHORT[name] ?? name ?? "";
+  return [base, ...extra].filter(Boolean).join(" ") || expr;
+}
+
+function workload(p) {
+  const parts = [];
+  if (p.pod_uid) parts.push(`pod ${p.pod_uid}`);
+  if (p.container_id) parts.push(`container ${p.container_id.replace(/^(\w+:\/\/)?(.{12}).*$/, "$1$2")}`);
+  if (p.slurm_job) parts.push(`Slurm job ${p.slurm_job}`);
+  return parts.join(", ");
+}
+
+export const debugView = {
+  title: "debug",
+  refreshSeconds: 10,
+
+  async load(state, ctx) {
+    const gpus = await api("/api/v1/gpus");
+    const devices = gpus.devices;
+    let gpu = state.gpu;
+    let process = null;
+    if (state.pid) {
+      for (const d of devices) {
+        const p = d.processes.find((x) => String(x.pid) === state.pid);
+        if (p) {
+          process = p;
+          if (!gpu) gpu = String(d.index);
+        }
+      }
+    }
+    if (!gpu && devices.length) gpu = String(devices[0].index);
+    const [start, end] = timeWindow(state, "1h");
+    const step = stepFor(start, end, 300, ctx.interval);
+    const gpuSel = `gpu="${gpu}"`;
+    const procSel = state.pid ? `pid="${state.pid}"` : gpuSel;
+    const panels = ctx.historyOff
+      ? []
+      : await Promise.all(
+          GPU_PANELS.map(async (panel) => {
+            const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel}}`));
+            const results = await Promise.all(exprs.map((e) => queryRange(e, start, end, step)));
+            return { panel, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
+          }),
+        );
+    let custom = null;
+    if (state.expr && !ctx.historyOff) {
+      try {
+        custom = { series: await queryRange(state.expr, start, end, step) };
+      } catch (e) {
+        custom = { error: e.message };
+      }
+    }
+    return { devices, gpu, process, start, end, step, panels, custom };
+  },
+
+  draw(root, data, state, ctx, navigate) {
+    const { devices, gpu, process, start, end, step, panels, custom } = data;
+    const device = devices.find((d) => String(d.index) === gpu);
+    const zoomed = state.from !== null;
+    const range = state.range || "1h";
+    // A refresh must not take away an expression being typed.
+    const typing = document.activeElement?.id === "expr" ? document.activeElement.value : null;
+    root.innerHTML = `
+      <div class="controls">
+        <label>GPU <select id="gpu">${devices.map((d) => `<option value="${d.index}" ${String(d.index) === gpu ? "selected" : ""}>${d.index} · ${esc(d.name)}</option>`).join("")}</select></label>
+        <label>Range <select id="range">${Object.keys(RANGES).map((r) => `<option ${!zoomed && r === range ? "selected" : ""}>${r}</option>`).join("")}${zoomed ? "<option selected>zoomed</option>" : ""}</select></label>
+        ${zoomed ? '<button id="unzoom">back to the last ' + esc(range) + "</button>" : ""}
+        <span class="muted">${formatTime(start)} – ${formatTime(end)} · step ${step} s · drag on a plot to zoom</span>
+      </div>
+      ${device ? `<p>GPU ${device.index} <b>${esc(device.name)}</b> <span class="muted">${esc(device.uuid)} · ${esc(device.pci_bus_id)}</span>
+        <span class="badge ${esc(device.state === "ok" ? device.health.verdict : device.state)}">${esc(device.state === "ok" ? device.health.verdict : device.state)}</span>
+        <span class="muted">${esc(device.health.reasons.join("; "))}</span></p>` : ""}
+      ${state.pid ? `<p>Process <b>${esc(state.pid)}</b> ${process ? esc(`${process.name} (${process.user ?? "?"}) ${workload(process)}`) : '<span class="muted">(no longer on a GPU)</span>'} <a href="/?view=debug&gpu=${esc(gpu)}">all processes of GPU ${esc(gpu)}</a></p>` : ""}
+      <h2>Processes on GPU ${esc(gpu)} now</h2>
+      <table id="processes"><thead><tr><th>PID</th><th>Name</th><th>User</th><th>Command</th><th class="num">Memory</th><th class="num">SM</th><th>Container, pod or job</th></tr></thead><tbody></tbody></table>
+      <h2>Over time</h2>
+      <div class="grid" id="panels"></div>
+      <h2>PromQL</h2>
+      <form id="expr-form" class="controls"><input class="expr" id="expr" name="expr" placeholder="any PromQL expression, e.g. avg by (gpu) (gpu_utilization_ratio)" value="${esc(state.expr)}"><button>Graph</button></form>
+      <div class="panel" id="custom"></div>`;
+
+    if (typing !== null) {
+      const input = root.querySelector("#expr");
+      input.value = typing;
+      input.focus();
+    }
+    const tbody = root.querySelector("#processes tbody");
+    const procs = device ? device.processes : [];
+    if (procs.length === 0) tbody.innerHTML = '<tr><td colspan="7" class="empty">No process is using this GPU.</td></tr>';
+    for (const p of procs) {
+      const tr = document.createElement("tr");
+      tr.className = "gpu-row process";
+      tr.innerHTML = `<td>${p.pid}</td><td>${esc(p.name)}</td><td>${esc(p.user ?? "")}</td><td><code>${esc(p.command ?? "")}</code></td>
+        <td class="num">${formatValue("bytes", p.used_memory_bytes)}</td><td class="num">${formatValue("ratio", p.sm_utilization)}</td><td>${esc(workload(p))}</td>`;
+      tr.addEventListener("click", () => navigate({ pid: String(p.pid), gpu }));
+      tbody.append(tr);
+    }
+
+    const onZoom = (from, to) => navigate({ from, to });
+    const grid = root.querySelector("#panels");
+    if (ctx.historyOff) grid.innerHTML = '<p class="empty">History is off on this agent: there is nothing to plot over time. The table above is the latest reading.</p>';
+    for (const { panel, series } of panels) {
+      const div = document.createElement("div");
+      div.className = "panel";
+      div.innerHTML = `<h3>${esc(panel.title)}</h3><div class="chart" data-panel="${panel.id}"></div>`;
+      grid.append(div);
+      timeChart(div.querySelector(".chart"), series, { unit: panel.unit, label: (m, r) => seriesLabel(m, r.expr), onZoom, yMin: panel.yMin });
+    }
+    const customDiv = root.querySelector("#custom");
+    if (!state.expr) customDiv.innerHTML = '<p class="empty">Type an expression above: it is drawn over the same range.</p>';
+    else if (ctx.historyOff) customDiv.innerHTML = '<p class="empty">History is off: range queries cannot be answered.</p>';
+    else if (custom.error) customDiv.innerHTML = `<p class="error">${esc(custom.error)}</p>`;
+    else {
+      customDiv.innerHTML = '<div class="chart" data-panel="custom"></div>';
+      timeChart(customDiv.querySelector(".chart"), custom.series, {
+        label: (m) => Object.entries(m).map(([k, v]) => (k === "__name__" ? v : `${k}="${v}"`)).join(" ") || state.expr,
+        onZoom,
+      });
+    }
+
+    root.querySelector("#gpu").addEventListener("change", (e) => navigate({ gpu: e.target.value, pid: "" }));
+    root.querySelector("#range").addEventListener("change", (e) => navigate({ range: e.target.value, from: null, to: null }));
+    root.querySelector("#unzoom")?.addEventListener("click", () => navigate({ from: null, to: null }));
+    root.querySelector("#expr-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      navigate({ expr: root.querySelector("#expr").value.trim() });
+    });
+  },
+};
