@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that gpuwatch's build, tests, demo and benchmarks need, and the npm packages of
-# the install tests (tests/install/package.json).
+# the install tests (tests/install/package.json) and of the web dashboards (web/package.json: the bundler that
+# rebuilds web/dist, uPlot, and playwright-core, which drives Debian's chromium in the browser tests).
 # Idempotent and fast when everything is present: it asks dpkg first and calls apt only for what is missing.
 #   scripts/install-deps.sh          everything
 #   scripts/install-deps.sh build    only what building and packaging gpuwatch needs (the container's build stage)
@@ -22,6 +23,8 @@ if [ "${1:-all}" != "build" ]; then
     clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
     # install tests: the package's checks, the unit's (systemd-analyze), the manifests' schemas (node, npm)
     lintian systemd util-linux nodejs
+    # the web dashboards' browser tests (driven by playwright-core from web/node_modules)
+    chromium
     # benchmarks
     libbenchmark-dev prometheus-node-exporter victoria-metrics wrk hyperfine linux-perf valgrind python3
     # style
@@ -56,10 +59,12 @@ if [ "${1:-all}" != "build" ]; then
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
   fi
-  lock=tests/install/package-lock.json
-  stamp=tests/install/node_modules/.package-lock.json
-  if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
-    echo "install-deps: npm ci in tests/install"
-    npm ci --prefix tests/install --no-audit --no-fund --loglevel=error
-  fi
+  for dir in tests/install web; do
+    lock=$dir/package-lock.json
+    stamp=$dir/node_modules/.package-lock.json
+    if [ ! -f "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+      echo "install-deps: npm ci in $dir"
+      npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+    fi
+  done
 fi

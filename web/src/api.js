@@ -61,9 +61,12 @@ async function request(path, { method = "GET", params = {}, json } = {}) {
       init.body = query;
     }
     const res = await fetch(url, init);
-    if (res.status === 401 && attempt < 3) {
+    // 401: no token or (RFC 6750) a wrong one; the alerting API answers a wrong token 403 "wrong bearer token".
+    const refused = res.status === 401 || (res.status === 403 && t && /token/.test(await res.clone().text()));
+    if (refused && attempt < 3) {
+      if (t) sessionStorage.removeItem(TOKEN_KEY);
       if (await askForToken(t ? "The agent refused that token." : "")) continue;
-      throw new ApiError("an API token is needed", 401);
+      throw new ApiError("an API token is needed", res.status);
     }
     return res;
   }

@@ -57,7 +57,7 @@ export function timeChart(el, results, { unit, label, onZoom, height = 200, yMin
     cursor: { drag: { x: true, y: false } },
     scales: { x: { time: true }, y: yMin === undefined ? {} : { range: (u, min, max) => [yMin, Math.max(max, yMin + 1e-9)] } },
     axes: [axis(null), axis(unit)],
-    legend: { show: results.length <= 16 },
+    legend: { show: results.length <= 16, live: false },
     series: [
       { value: (u, v) => (v === null ? "–" : new Date(v * 1000).toLocaleString()) },
       ...results.map((r, i) => ({

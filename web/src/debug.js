@@ -40,7 +40,7 @@ const SHORT = {
 function seriesLabel(metric, expr) {
   const name = metric.__name__;
   const extra = Object.entries(metric)
-    .filter(([k]) => !["__name__", "gpu", "uuid", "type"].includes(k))
+    .filter(([k]) => !["__name__", "gpu", "uuid", "type", "instance", "job"].includes(k))
     .map(([k, v]) => (k === "pid" ? `pid ${v}` : k === "process" ? v : `${k}=${v}`));
   if (name === undefined && expr.startsWith("rate(gpu_pcie_replays_total")) return "replays /s";
   const base = SHORT[name] ?? name ?? "";
@@ -158,7 +158,7 @@ export const debugView = {
     else {
       customDiv.innerHTML = '<div class="chart" data-panel="custom"></div>';
       timeChart(customDiv.querySelector(".chart"), custom.series, {
-        label: (m) => Object.entries(m).map(([k, v]) => (k === "__name__" ? v : `${k}="${v}"`)).join(" ") || state.expr,
+        label: (m) => Object.entries(m).filter(([k]) => k !== "instance" && k !== "job").map(([k, v]) => (k === "__name__" ? v : `${k}="${v}"`)).join(" ") || state.expr,
         onZoom,
       });
     }

@@ -48,28 +48,29 @@ export const executiveView = {
       : (await api("/api/v1/labels", { params: { "match[]": "gpu_process_sm_utilization_ratio", start, end } })).data;
     const by = WORKLOAD_LABELS.find((l) => labels.includes(l)) ?? "process";
     const history = ctx.historyOff
-      ? Promise.resolve([[], [], [], [], [], []])
+      ? Promise.resolve([[], [], [], [], [], [], []])
       : Promise.all([
           queryRange(`avg(avg_over_time(gpu_utilization_ratio[${step}s]))`, start, end, step),
           queryRange(`avg(avg_over_time((gpu_utilization_ratio < bool ${IDLE_BELOW})[${step}s:${sub}s]))`, start, end, step),
           query(`avg(avg_over_time(gpu_utilization_ratio[${seconds}s:${sub}s]))`, end),
           query(`avg(avg_over_time((gpu_utilization_ratio < bool ${IDLE_BELOW})[${seconds}s:${sub}s]))`, end),
-          query(`sum(avg_over_time(gpu_utilization_ratio[${seconds}s:${sub}s])) * ${seconds / 3600}`, end),
+          // GPU-hours busy and GPU-hours seen: integrals over the subquery's samples.
+          query(`sum(sum_over_time(gpu_utilization_ratio[${seconds}s:${sub}s])) * ${sub / 3600}`, end),
+          query(`sum(count_over_time(gpu_up[${seconds}s:${sub}s])) * ${sub / 3600}`, end),
           query(`sort_desc(sum by (${by}) (sum_over_time(gpu_process_sm_utilization_ratio[${seconds}s:${sub}s])) * ${sub / 3600})`, end),
         ]);
-    const [gpus, [util, idle, avgUtil, idleShare, busyHours, byWorkload], cost, slos] = await Promise.all([
+    const [gpus, [util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload], cost, slos] = await Promise.all([
       api("/api/v1/gpus"),
       history,
       optional("/api/v1/cost", { start, end }),
       optional("/api/v1/slos"),
     ]);
-    return { range, start, end, gpus, util, idle, avgUtil, idleShare, busyHours, byWorkload, by, cost, slos };
+    return { range, start, end, gpus, util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload, by, cost, slos };
   },
 
   draw(root, d, state, ctx, navigate) {
     const gpuCount = d.gpus.devices.length;
     const up = d.gpus.devices.filter((x) => x.state === "ok").length;
-    const hours = (d.end - d.start) / 3600;
     const workloads = d.byWorkload.filter((r) => Number(r.value[1]) > 0);
     const maxHours = workloads.length ? Number(workloads[0].value[1]) : 1;
     root.innerHTML = `
@@ -81,7 +82,7 @@ export const executiveView = {
         <div class="tile"><div class="muted">GPUs answering now</div><div class="v" id="tile-up">${up} / ${gpuCount}</div></div>
         <div class="tile"><div class="muted">Average utilization</div><div class="v" id="tile-util">${formatValue("ratio", scalar(d.avgUtil))}</div></div>
         <div class="tile"><div class="muted">Idle share (GPU under ${IDLE_BELOW * 100} %)</div><div class="v" id="tile-idle">${formatValue("ratio", scalar(d.idleShare))}</div></div>
-        <div class="tile"><div class="muted">Busy GPU-hours of ${formatValue("hours", gpuCount * hours)}</div><div class="v" id="tile-hours">${formatValue("hours", scalar(d.busyHours))}</div></div>
+        <div class="tile"><div class="muted">Busy GPU-hours of ${formatValue("hours", scalar(d.seenHours))} watched</div><div class="v" id="tile-hours">${formatValue("hours", scalar(d.busyHours))}</div></div>
         <div class="tile"><div class="muted">Active workloads now</div><div class="v" id="tile-workloads">${new Set(d.gpus.devices.flatMap((x) => x.processes.map((p) => p.slurm_job ?? p.pod_uid ?? p.container_id ?? p.pid))).size}</div></div>
       </div>
       <div class="grid">

@@ -107,10 +107,10 @@ export const oncallView = {
         <td><span class="badge health ${esc(verdict)}">${esc(verdict)}</span>
           <span class="muted reasons">${esc(d.health.reasons.join("; "))}</span></td>
         <td><div class="spark"></div></td>
-        <td class="num">${formatValue("ratio", metric(d, "gpu_utilization_ratio"))}</td>
-        <td class="num">${formatValue("bytes", used)} / ${formatValue("bytes", total)}</td>
-        <td class="num">${formatValue("celsius", metric(d, "gpu_temperature_celsius"))}</td>
-        <td class="num">${formatValue("watts", metric(d, "gpu_power_watts"))}</td>
+        <td class="num nowrap">${formatValue("ratio", metric(d, "gpu_utilization_ratio"))}</td>
+        <td class="num nowrap">${formatValue("bytes", used)} / ${formatValue("bytes", total)}</td>
+        <td class="num nowrap">${formatValue("celsius", metric(d, "gpu_temperature_celsius"))}</td>
+        <td class="num nowrap">${formatValue("watts", metric(d, "gpu_power_watts"))}</td>
         <td>${d.processes.length}</td>`;
       tr.addEventListener("click", () => navigate({ view: "debug", gpu: String(d.index), pid: "", range: "1h", from: null, to: null }));
       gpuBody.append(tr);

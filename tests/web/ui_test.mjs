@@ -1,0 +1,210 @@
+// The dashboards in a real browser (Debian's chromium, driven by playwright-core) against an agent on the
+// simulated incidents node: each view loads, its plots draw real series (their stroke colour is on the
+// canvas, not only the axes), a firing alert shows with its runbook, a fault the scenario injects while the
+// page is open appears within one refresh, links carry the view, GPU and range, and the API token and the
+// history being off are handled.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startAgent, startBrowser } from "./agent_fixture.mjs";
+
+const ONCALL_REFRESH_MS = 5000; // web/src/oncall.js refreshSeconds
+// The series' strokes (web/src/chart.js); axes and grid are grey.
+const SERIES_COLOURS = ["#58a6ff", "#3fb950", "#d29922", "#f85149", "#bc8cff", "#39c5cf", "#ff9bce", "#a5d6ff"].map((c) =>
+  [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)),
+);
+
+// Pixels in a series' colour (within a small tolerance, for antialiasing) on the canvases under `selector`.
+async function strokePixels(page, selector) {
+  return page.evaluate(
+    ([sel, colours]) => {
+      let n = 0;
+      for (const canvas of document.querySelectorAll(`${sel} canvas`)) {
+        const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i + 3] < 200) continue;
+          if (colours.some(([r, g, b]) => Math.abs(data[i] - r) < 24 && Math.abs(data[i + 1] - g) < 24 && Math.abs(data[i + 2] - b) < 24)) ++n;
+        }
+      }
+      return n;
+    },
+    [selector, SERIES_COLOURS],
+  );
+}
+
+const points = async (page, selector) => Number(await page.getAttribute(selector, "data-points"));
+
+describe("dashboards on the incidents node", () => {
+  let agent;
+  let browser;
+  let page;
+  const errors = [];
+
+  before(async () => {
+    // 7 min 30 s of history; GPU 3 falls off the bus at minute 8, 30 s after the agent is ready.
+    agent = await startAgent({ historySeconds: 450 });
+    browser = await startBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on("pageerror", (e) => errors.push(e.message));
+  });
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+
+  test("on-call: a row per GPU with a drawn sparkline, and a fault appears within one refresh", async () => {
+    await page.goto(`${agent.url}/`);
+    await page.waitForSelector("#gpus tbody tr.gpu-row >> nth=7");
+    assert.equal(await page.locator("#gpus tbody tr.gpu-row").count(), 8);
+    assert.match(await page.textContent('tr.gpu-row[data-gpu="0"]'), /H200/);
+    for (let gpu = 0; gpu < 8; ++gpu) {
+      assert.ok((await points(page, `tr.gpu-row[data-gpu="${gpu}"] .spark`)) >= 5, `GPU ${gpu}'s sparkline has points`);
+    }
+    assert.ok((await strokePixels(page, "#gpus")) > 500, "the sparklines' strokes are on the canvas");
+    // GPU 0 is in hardware thermal slowdown already.
+    assert.match(await page.textContent('tr.gpu-row[data-gpu="0"] .health'), /critical/);
+    assert.match(await page.textContent('tr.gpu-row[data-gpu="3"] .health'), /healthy/, "GPU 3 has not fallen off yet");
+
+    // The fault: once the agent reports GPU 3 lost, the page shows it by its next refresh.
+    let lostAt = null;
+    const deadline = Date.now() + 90_000;
+    while (lostAt === null && Date.now() < deadline) {
+      const snap = await agent.gpus();
+      if (snap.devices.find((d) => d.index === 3).state === "lost") lostAt = Date.now();
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(lostAt, "the scenario's fall off the bus reached the agent");
+    await page.waitForFunction(
+      () => document.querySelector('tr.gpu-row[data-gpu="3"] .health')?.textContent.includes("lost"),
+      null,
+      { timeout: ONCALL_REFRESH_MS + 2000, polling: 50 },
+    );
+    const shownAfter = Date.now() - lostAt;
+    assert.ok(shownAfter <= ONCALL_REFRESH_MS + 2000, `shown ${shownAfter} ms after the agent saw it`);
+    // And on the events timeline, from the history.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll("#events tr.event")].some((r) => /GPU lost/.test(r.textContent) && r.children[1].textContent === "3"),
+      null,
+      { timeout: 2 * ONCALL_REFRESH_MS + 2000 },
+    );
+    assert.ok((await page.locator(".timeline .mark").count()) > 5, "events are marked on the timeline");
+    assert.ok(await page.locator("#events tr.event", { hasText: "XID 48" }).count(), "the double-bit ECC error's XID 48 is an event");
+    assert.ok(await page.locator("#events tr.event", { hasText: "out of memory" }).count(), "GPU 1's OOM is an event");
+  });
+
+  test("on-call: a firing alert shows, and its runbook is one click away", async () => {
+    await page.goto(`${agent.url}/`);
+    const row = page.locator('tr.alert[data-alertname="GpuThermalSlowdown"]');
+    await row.waitFor();
+    assert.match(await row.textContent(), /firing/);
+    assert.match(await row.textContent(), /GPU 0 is too hot/);
+    await row.locator("a.runbook").click();
+    await page.waitForSelector("article.runbook h1");
+    assert.match(page.url(), /view=runbook&name=GpuThermalSlowdown/);
+    assert.match(await page.textContent("article.runbook h1"), /GpuThermalSlowdown/);
+    assert.ok((await page.locator("article.runbook li").count()) > 0, "the Markdown is rendered");
+  });
+
+  test("debug: every panel of a GPU draws its series, zoom and PromQL land in the URL", async () => {
+    await page.goto(`${agent.url}/?view=debug&gpu=0&range=15m`);
+    await page.waitForSelector('[data-panel="temperature"] canvas');
+    const panels = ["utilization", "memory", "clocks", "throttle", "power", "temperature", "pcie", "pcie-errors", "process-memory", "process-sm"];
+    for (const id of panels) {
+      assert.ok((await points(page, `[data-panel="${id}"]`)) >= 100, `${id} has points`);
+      assert.ok((await strokePixels(page, `[data-panel="${id}"]`)) > 100, `${id}'s series are drawn`);
+    }
+    assert.match(await page.textContent('[data-panel="throttle"]'), /hw_thermal_slowdown/);
+    const proc = page.locator("#processes tr.process");
+    assert.match(await proc.first().textContent(), /61000.*python3.*mchen.*Slurm job 48213/s);
+
+    // Drag across the middle of the temperature plot: the range becomes fixed, in the URL.
+    const box = await page.locator('[data-panel="temperature"] .u-over').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForURL(/from=\d+&to=\d+/);
+    await page.waitForSelector("#unzoom");
+    const url = new URL(page.url());
+    const span = Number(url.searchParams.get("to")) - Number(url.searchParams.get("from"));
+    assert.ok(span > 120 && span < 600, `the zoom covers part of the 15 minutes (${span} s)`);
+    assert.ok((await points(page, '[data-panel="temperature"]')) > 10);
+
+    await page.fill("#expr", "max by (gpu) (gpu_temperature_celsius)");
+    await page.press("#expr", "Enter");
+    await page.waitForSelector('[data-panel="custom"] canvas');
+    assert.match(page.url(), /expr=max/);
+    assert.equal(await page.getAttribute('[data-panel="custom"]', "data-series"), "8");
+    assert.ok((await strokePixels(page, '[data-panel="custom"]')) > 100);
+
+    await page.fill("#expr", "sum(");
+    await page.press("#expr", "Enter");
+    await page.waitForSelector("#custom .error");
+  });
+
+  test("a shared link opens the same view, GPU, process and range", async () => {
+    await page.goto(`${agent.url}/?view=debug&gpu=2&pid=61002&range=1h`);
+    await page.waitForSelector('[data-panel="process-memory"] canvas');
+    assert.equal(await page.inputValue("#gpu"), "2");
+    assert.equal(await page.inputValue("#range"), "1h");
+    assert.match(await page.textContent("main"), /Process 61002 python3/);
+    assert.equal(await page.getAttribute('[data-panel="process-memory"]', "data-series"), "1");
+  });
+
+  test("executive: utilization, idle share and GPU-hours by workload; cost and SLOs say what to configure", async () => {
+    await page.goto(`${agent.url}/?view=executive&range=24h`);
+    await page.waitForSelector('[data-panel="cluster-utilization"] canvas');
+    assert.match(await page.textContent("#tile-util"), /^\d+(\.\d)? %$/);
+    assert.match(await page.textContent("#tile-up"), /^7 \/ 8$/, "GPU 3 is lost by now");
+    assert.ok((await strokePixels(page, '[data-panel="cluster-utilization"]')) > 20);
+    assert.ok((await strokePixels(page, '[data-panel="idle-share"]')) > 20);
+    const workload = page.locator("#workloads tr.workload").first();
+    assert.match(await workload.textContent(), /python3\s*\d+(\.\d)? h/);
+    assert.match(await page.textContent("#cost"), /Cost is not configured/);
+    assert.match(await page.textContent("#slos"), /No SLO is configured/);
+    assert.deepEqual(errors, [], "no script error on any page");
+  });
+});
+
+describe("an agent with history off and an API token", () => {
+  let agent;
+  let browser;
+  before(async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const tokenDir = mkdtempSync(join(tmpdir(), "gpuwatch-web-token-"));
+    writeFileSync(join(tokenDir, "token"), "s3cret\n");
+    agent = await startAgent({ historySeconds: 60, args: ["--store", "off", "--api-token-file", join(tokenDir, "token")] });
+    browser = await startBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+
+  test("says the history is off, asks for the token and sends it", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${agent.url}/`);
+    await page.waitForSelector("#gpus tbody tr.gpu-row");
+    assert.match(await page.textContent("#banner"), /History is off/);
+    assert.match(await page.textContent("#events"), /History is off/);
+
+    const watchdog = page.locator('tr.alert[data-alertname="Watchdog"]');
+    await watchdog.locator("button.silence").click();
+    await page.waitForSelector("#token-dialog[open]");
+    await page.fill("#token-input", "wrong");
+    await page.click('#token-dialog button[value="ok"]');
+    await page.waitForFunction(() => document.querySelector("#token-error").textContent.includes("refused"));
+    await page.fill("#token-input", "s3cret");
+    await page.click('#token-dialog button[value="ok"]');
+    await page.waitForSelector("#silences tr.silence");
+    assert.match(await page.textContent("#silences tr.silence"), /alertname="Watchdog"/);
+    await page.waitForFunction(() => /silenced/.test(document.querySelector('tr.alert[data-alertname="Watchdog"]')?.textContent ?? ""));
+
+    // The token is kept for the session: expiring asks nothing.
+    await page.click("#silences button.expire");
+    await page.waitForSelector("#silences td.empty");
+    assert.equal(await page.locator("#token-dialog[open]").count(), 0);
+  });
+});
