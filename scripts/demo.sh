@@ -58,12 +58,15 @@ gpuwatch is running on a simulated node: $scenario
 (its script plays ${scale}x faster than the clock, so its faults unfold within minutes; the GPUs' readings,
  the history and the alerts keep to the wall clock; history: $data_dir)
 
+  Open the dashboards in a browser: $url/
+  (on-call at /, then $url/?view=debug and $url/?view=executive)
+
   metrics (Prometheus text)      curl -s $url/metrics
   metrics (OpenMetrics)          curl -s -H 'Accept: application/openmetrics-text' $url/metrics
   metrics (dcgm-exporter names)  curl -s '$url/metrics?naming=dcgm'
   latest snapshot as JSON        curl -s $url/api/v1/gpus
   liveness / readiness           curl -s $url/healthz ; curl -s $url/readyz
-  all endpoints                  $url/
+  all endpoints                  $url/endpoints
   alerts (Prometheus format)     curl -s $url/api/v1/alerts      or   $gpuwatch alerts --url $url
   a runbook                      curl -s $url/runbooks/GpuLost
   other game days                make demo DEMO_SCENARIO=scenarios/pcie-contention-4xh200.yaml  (see scenarios/)

@@ -45,8 +45,9 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// An agent; `historySeconds` of scenario time lie behind it when it is ready. `args` are more flags.
-export async function startAgent({ historySeconds = 450, args = [], scenario } = {}) {
+// An agent; `historySeconds` of scenario time lie behind it when it is ready. `args` are more flags;
+// `dataDir` a history to start from (kept), instead of a fresh one in the temporary folder.
+export async function startAgent({ historySeconds = 450, args = [], scenario, dataDir } = {}) {
   const p = paths();
   const dir = mkdtempSync(join(tmpdir(), "gpuwatch-web-"));
   const port = await freePort();
@@ -59,7 +60,7 @@ export async function startAgent({ historySeconds = 450, args = [], scenario } =
   const env = { ...process.env, GPUWATCH_SIM_EPOCH: String(epoch), GPUWATCH_SIM_MODE: "lockstep", GPUWATCH_SIM_KMSG: kmsg };
   const child = spawn(
     p.gpuwatch,
-    ["agent", ...sim, "--listen", `127.0.0.1:${port}`, "--data-dir", join(dir, "data"), "--proc-root", join(dir, "proc"),
+    ["agent", ...sim, "--listen", `127.0.0.1:${port}`, "--data-dir", dataDir ?? join(dir, "data"), "--proc-root", join(dir, "proc"),
       "--kmsg", kmsg, "--runbook-dir", join(p.source, "docs/runbooks"), "--log-level", "warn", ...args],
     { env, stdio: ["ignore", "inherit", "inherit"] },
   );

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// The dashboards' cost in Chromium: page weight (what / and the bundle transfer gzipped), first paint and
+// first contentful paint, and each view's query time per refresh (the time from the first query sent to the
+// last answer, web/src/main.js data-query-ms), over a range of 24 h and of 30 days, on an agent whose data
+// dir holds the history bench/ui_bench.sh imported. Prints one line per figure and a Markdown table.
+//   node bench/ui_bench.mjs DATA_DIR SCENARIO [REPEATS]
+import { startAgent, startBrowser } from "../tests/web/agent_fixture.mjs";
+
+const [dataDir, scenario, repeatsArg] = process.argv.slice(2);
+const repeats = Number(repeatsArg ?? 5);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const agent = await startAgent({ historySeconds: 60, dataDir, scenario });
+const browser = await startBrowser();
+const rows = [];
+try {
+  let weight = 0;
+  for (const path of ["/", "/ui/app.js", "/ui/app.css"]) {
+    const res = await fetch(agent.url + path, { headers: { "Accept-Encoding": "gzip" } });
+    weight += (await res.arrayBuffer()).byteLength === 0 ? 0 : Number(res.headers.get("content-length") ?? 0);
+  }
+  console.log(`page_weight_gzip_bytes ${weight}`);
+  const views = [
+    ["on-call", (r) => `/?range=${r}`],
+    ["debug", (r) => `/?view=debug&gpu=0&range=${r}`],
+    ["executive", (r) => `/?view=executive&range=${r}`],
+  ];
+  for (const range of ["24h", "30d"]) {
+    for (const [name, url] of views) {
+      const paint = [];
+      const fcp = [];
+      const queries = [];
+      for (let i = 0; i < repeats; ++i) {
+        const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+        const page = await context.newPage();
+        await page.goto(agent.url + url(range));
+        await page.waitForFunction(() => Number(document.body.dataset.refreshes ?? 0) >= 1, null, { timeout: 120_000 });
+        const t = await page.evaluate(() => {
+          const p = Object.fromEntries(performance.getEntriesByType("paint").map((e) => [e.name, e.startTime]));
+          return { paint: p["first-paint"], fcp: p["first-contentful-paint"], queries: Number(document.body.dataset.queryMs) };
+        });
+        paint.push(t.paint);
+        fcp.push(t.fcp);
+        queries.push(t.queries);
+        await context.close();
+      }
+      const row = { name, range, paint: median(paint), fcp: median(fcp), queries: median(queries), worst: Math.max(...queries) };
+      rows.push(row);
+      console.log(`${name} ${range}: first paint ${row.paint.toFixed(0)} ms, FCP ${row.fcp.toFixed(0)} ms, queries per refresh ${row.queries.toFixed(0)} ms (median of ${repeats}, worst ${row.worst.toFixed(0)} ms)`);
+    }
+  }
+  console.log("\n| view | range | first paint | first contentful paint | queries per refresh (median, worst) |\n|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(`| ${r.name} | ${r.range} | ${r.paint.toFixed(0)} ms | ${r.fcp.toFixed(0)} ms | ${r.queries.toFixed(0)} ms, ${r.worst.toFixed(0)} ms |`);
+  }
+} finally {
+  await browser.close();
+  await agent.stop();
+}
