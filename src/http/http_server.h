@@ -1,6 +1,6 @@
 // gpuwatch's HTTP endpoint: /metrics (text 0.0.4, OpenMetrics, dcgm naming, gzip), /healthz, /readyz,
-// /api/v1/gpus (JSON), an index at /endpoints, and the routes other parts add (HttpServerOptions::routes). Handlers
-// read only the latest snapshot, never a device, so a hung driver call cannot hang a scrape.
+// /api/v1/gpus (JSON), an index at /endpoints, and the routes other parts add (HttpServerOptions::routes).
+// Handlers read only the latest snapshot, never a device, so a hung driver call cannot hang a scrape.
 //
 // The server is event-driven (libmicrohttpd): a slow or idle client holds a connection, not a thread. The
 // built-in routes are answered on the event threads at once; the added routes run on a small bounded worker

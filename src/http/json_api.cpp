@@ -58,7 +58,8 @@ json process_json(const ProcessSample& p, const Workloads* workloads) {
           {"slurm_job", text_or_null(w.slurm_job)}};
 }
 
-json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings, const Workloads* workloads) {
+json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings,
+                 const Workloads* workloads) {
   const DeviceIdentity& id = d.identity;
   json mig = nullptr;
   if (id.is_mig_instance) {

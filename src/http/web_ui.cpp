@@ -58,9 +58,10 @@ std::vector<HttpRoute> web_ui_routes() {
        "/",
        "the web dashboards: on-call (/), debug (/?view=debug), executive (/?view=executive)",
        [page](const HttpRequest& req) { return page("/index.html", req); }},
-      {{"GET"}, "/ui/([A-Za-z0-9_.-]+)", "", [page](const HttpRequest& req) {
-         return page("/" + req.captures.at(0), req);
-       }},
+      {{"GET"},
+       "/ui/([A-Za-z0-9_.-]+)",
+       "",
+       [page](const HttpRequest& req) { return page("/" + req.captures.at(0), req); }},
   };
 }
 
