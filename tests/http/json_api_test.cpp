@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <memory>
 
 #include "snapshot_fixture.h"
+#include "sources/host/host_snapshot.h"
 
 namespace gpuwatch {
 namespace {
@@ -41,6 +44,24 @@ TEST(JsonApi, SchemaFields) {
   ASSERT_EQ(j["collector_errors"].size(), 2U);
   EXPECT_EQ(j["collector_errors"][0]["call"], "nvmlSystemGetDriverVersion");
   EXPECT_EQ(j["collector_errors"][1]["count"], 3);
+}
+
+TEST(JsonApi, ProcessesNameTheirWorkloadFromTheHostReading) {
+  Snapshot s = testing::h200_node();
+  auto host = std::make_shared<HostSnapshot>();
+  host->workloads = std::make_shared<const std::map<unsigned, procfs::Workload>>(
+      std::map<unsigned, procfs::Workload>{{4242, {"containerd://abc123", "pod-uid-1", ""}}});
+  s.host = host;
+  const nlohmann::json j = snapshot_to_json(s);
+  const auto& p = j["devices"][0]["processes"][0];
+  ASSERT_EQ(p["pid"], 4242);
+  EXPECT_EQ(p["container_id"], "containerd://abc123");
+  EXPECT_EQ(p["pod_uid"], "pod-uid-1");
+  EXPECT_TRUE(p["slurm_job"].is_null());
+  // A process the host reader has no workload for, and a snapshot without a host reading: nulls.
+  EXPECT_TRUE(j["devices"][0]["processes"][1]["container_id"].is_null());
+  const nlohmann::json bare = snapshot_to_json(testing::h200_node());
+  EXPECT_TRUE(bare["devices"][0]["processes"][0]["pod_uid"].is_null());
 }
 
 TEST(JsonApi, NonFiniteValuesBecomeNullAndTheTextStaysValidJson) {

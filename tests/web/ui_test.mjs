@@ -42,8 +42,8 @@ describe("dashboards on the incidents node", () => {
   const errors = [];
 
   before(async () => {
-    // 7 min 30 s of history; GPU 3 falls off the bus at minute 8, 30 s after the agent is ready.
-    agent = await startAgent({ historySeconds: 450 });
+    // 7 min 20 s of history; GPU 3 falls off the bus at minute 8, 40 s after the agent is ready.
+    agent = await startAgent({ historySeconds: 440 });
     browser = await startBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     page.on("pageerror", (e) => errors.push(e.message));
