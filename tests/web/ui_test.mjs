@@ -208,3 +208,34 @@ describe("an agent with history off and an API token", () => {
     assert.equal(await page.locator("#token-dialog[open]").count(), 0);
   });
 });
+
+describe("an agent whose history cannot be opened", () => {
+  let agent;
+  let browser;
+  before(async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    // A data dir that is a file: the store cannot open, the agent runs on without it (and says why).
+    const blocker = join(mkdtempSync(join(tmpdir(), "gpuwatch-web-nostore-")), "not-a-dir");
+    writeFileSync(blocker, "");
+    agent = await startAgent({ historySeconds: 30, dataDir: blocker });
+    browser = await startBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+
+  test("the GPUs and alerts still show; the plots and events say the history cannot be read", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${agent.url}/`);
+    await page.waitForSelector("#gpus tbody tr.gpu-row >> nth=7");
+    assert.ok(await page.locator('tr.alert[data-alertname="Watchdog"]').count());
+    assert.match(await page.textContent("#events"), /The history could not be read/);
+    assert.match(await page.textContent('tr.gpu-row[data-gpu="0"] .spark'), /history unavailable/);
+    await page.goto(`${agent.url}/?view=debug&gpu=0`);
+    await page.waitForSelector("#processes tr.process");
+    assert.match(await page.textContent('[data-panel="temperature"]'), /\S/);
+    assert.equal(await page.locator('[data-panel="temperature"] .error').count(), 1);
+  });
+});

@@ -83,8 +83,12 @@ export const debugView = {
       : await Promise.all(
           GPU_PANELS.map(async (panel) => {
             const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel}}`));
-            const results = await Promise.all(exprs.map((e) => queryRange(e, start, end, step)));
-            return { panel, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
+            try {
+              const results = await Promise.all(exprs.map((e) => queryRange(e, start, end, step)));
+              return { panel, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
+            } catch (e) {
+              return { panel, series: [], error: e.message }; // one failing panel costs only itself
+            }
           }),
         );
     let custom = null;
@@ -144,11 +148,15 @@ export const debugView = {
     const onZoom = (from, to) => navigate({ from, to });
     const grid = root.querySelector("#panels");
     if (ctx.historyOff) grid.innerHTML = '<p class="empty">History is off on this agent: there is nothing to plot over time. The table above is the latest reading.</p>';
-    for (const { panel, series } of panels) {
+    for (const { panel, series, error } of panels) {
       const div = document.createElement("div");
       div.className = "panel";
       div.innerHTML = `<h3>${esc(panel.title)}</h3><div class="chart" data-panel="${panel.id}"></div>`;
       grid.append(div);
+      if (error) {
+        div.querySelector(".chart").innerHTML = `<p class="error">${esc(error)}</p>`;
+        continue;
+      }
       timeChart(div.querySelector(".chart"), series, { unit: panel.unit, label: (m, r) => seriesLabel(m, r.expr), onZoom, yMin: panel.yMin });
     }
     const customDiv = root.querySelector("#custom");

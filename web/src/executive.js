@@ -43,9 +43,12 @@ export const executiveView = {
     const step = stepFor(start, end, 300, ctx.interval);
     // Subqueries sample at `sub`: fine enough to integrate, coarse enough for 30 days.
     const sub = stepFor(start, end, 2000, ctx.interval);
+    let historyError = null;
     const labels = ctx.historyOff
       ? []
-      : (await api("/api/v1/labels", { params: { "match[]": "gpu_process_sm_utilization_ratio", start, end } })).data;
+      : await api("/api/v1/labels", { params: { "match[]": "gpu_process_sm_utilization_ratio", start, end } })
+          .then((r) => r.data)
+          .catch(() => []);
     const by = WORKLOAD_LABELS.find((l) => labels.includes(l)) ?? "process";
     const history = ctx.historyOff
       ? Promise.resolve([[], [], [], [], [], [], []])
@@ -58,14 +61,17 @@ export const executiveView = {
           query(`sum(sum_over_time(gpu_utilization_ratio[${seconds}s:${sub}s])) * ${sub / 3600}`, end),
           query(`sum(count_over_time(gpu_up[${seconds}s:${sub}s])) * ${sub / 3600}`, end),
           query(`sort_desc(sum by (${by}) (sum_over_time(gpu_process_sm_utilization_ratio[${seconds}s:${sub}s])) * ${sub / 3600})`, end),
-        ]);
+        ]).catch((e) => {
+          historyError = e.message; // the history failing costs only its figures
+          return [[], [], [], [], [], [], []];
+        });
     const [gpus, [util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload], cost, slos] = await Promise.all([
       api("/api/v1/gpus"),
       history,
       optional("/api/v1/cost", { start, end }),
       optional("/api/v1/slos"),
     ]);
-    return { range, start, end, gpus, util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload, by, cost, slos };
+    return { range, start, end, gpus, util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload, by, cost, slos, historyError };
   },
 
   draw(root, d, state, ctx, navigate) {
@@ -118,8 +124,9 @@ export const executiveView = {
               : table(d.slos)
         }</div>
       </div>`;
-    if (ctx.historyOff) {
-      for (const el of root.querySelectorAll(".chart")) el.innerHTML = '<p class="empty">History is off: nothing to plot over days.</p>';
+    if (ctx.historyOff || d.historyError) {
+      const why = ctx.historyOff ? "History is off: nothing to plot over days." : `The history could not be read: ${esc(d.historyError)}`;
+      for (const el of root.querySelectorAll(".chart")) el.innerHTML = `<p class="${ctx.historyOff ? "empty" : "error"}">${why}</p>`;
     } else {
       timeChart(root.querySelector('[data-panel="cluster-utilization"]'), d.util, { unit: "ratio", label: () => "average of all GPUs", yMin: 0, onZoom: null });
       timeChart(root.querySelector('[data-panel="idle-share"]'), d.idle, { unit: "ratio", label: () => "GPUs idle", yMin: 0, onZoom: null });

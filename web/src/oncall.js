@@ -64,18 +64,18 @@ export const oncallView = {
       : Promise.all([
           queryRange("gpu_utilization_ratio", now - 3600, now, stepFor(now - 3600, now, 120, ctx.interval)),
           loadEvents(start, end, step),
-        ]);
-    const [gpus, alerts, silences, [util, events]] = await Promise.all([
+        ]).catch((e) => [[], [], e.message]); // the history failing costs only the plots and the events
+    const [gpus, alerts, silences, [util, events, historyError]] = await Promise.all([
       api("/api/v1/gpus"),
       api("/api/v1/alerts"),
       api("/api/v1/silences"),
       history,
     ]);
-    return { gpus, alerts: alerts.data.alerts, silences: silences.data, util, events, start, end };
+    return { gpus, alerts: alerts.data.alerts, silences: silences.data, util, events, historyError, start, end };
   },
 
   draw(root, data, state, ctx, navigate) {
-    const { gpus, alerts, silences, util, events, start, end } = data;
+    const { gpus, alerts, silences, util, events, historyError, start, end } = data;
     const rangeOptions = Object.keys(RANGES)
       .map((r) => `<option ${r === (state.range || "1h") ? "selected" : ""}>${r}</option>`)
       .join("");
@@ -116,6 +116,7 @@ export const oncallView = {
       gpuBody.append(tr);
       const spark = tr.querySelector(".spark");
       if (ctx.historyOff) spark.textContent = "history off";
+      else if (historyError) spark.textContent = "history unavailable";
       else sparkline(spark, util.filter((s) => s.metric.gpu === String(d.index)));
     }
 
@@ -140,6 +141,8 @@ export const oncallView = {
     const eventBody = root.querySelector("#events tbody");
     if (ctx.historyOff) {
       eventBody.innerHTML = '<tr><td colspan="3" class="empty">History is off: no events to show.</td></tr>';
+    } else if (historyError) {
+      eventBody.innerHTML = `<tr><td colspan="3" class="error">The history could not be read: ${esc(historyError)}</td></tr>`;
     } else if (events.length === 0) {
       eventBody.innerHTML = '<tr><td colspan="3" class="empty">No events in this range.</td></tr>';
     }
