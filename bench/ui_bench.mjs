@@ -2,7 +2,8 @@
 // The dashboards' cost in Chromium: page weight (what / and the bundle transfer gzipped), first paint and
 // first contentful paint, and each view's query time per refresh (the time from the first query sent to the
 // last answer, web/src/main.js data-query-ms), over a range of 24 h and of 30 days, on an agent whose data
-// dir holds the history bench/ui_bench.sh imported. Prints one line per figure and a Markdown table.
+// dir holds the history bench/ui_bench.sh imported; with UI_BENCH_PEER (a Prometheus over the same last two
+// days), each 24 h view's query requests replayed against both side by side. Prints Markdown tables.
 //   node bench/ui_bench.mjs DATA_DIR SCENARIO [REPEATS]
 import { startAgent, startBrowser } from "../tests/web/agent_fixture.mjs";
 
@@ -12,6 +13,39 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+// Prometheus over the same last two days (bench/ui_bench.sh), or none.
+const peer = process.env.UI_BENCH_PEER;
+
+// The query API requests one refresh of the view makes, replayed together (as the page sends them) against
+// the agent and against Prometheus: the median of 5 rounds each, alternating.
+async function sideBySide(path) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const requests = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (/^\/api\/v1\/(query|query_range|labels)$/.test(u.pathname)) requests.push(u.pathname + u.search);
+  });
+  await page.goto(agent.url + path);
+  await page.waitForFunction(() => Number(document.body.dataset.refreshes ?? 0) >= 1, null, { timeout: 120_000 });
+  await context.close();
+  const round = async (base) => {
+    const t0 = performance.now();
+    await Promise.all(requests.map(async (r) => {
+      const res = await fetch(base + r);
+      await res.arrayBuffer();
+    }));
+    return performance.now() - t0;
+  };
+  const ours = [];
+  const theirs = [];
+  for (let i = 0; i < 5; ++i) {
+    ours.push(await round(agent.url));
+    theirs.push(await round(peer));
+  }
+  return { replayed: requests.length, ours: median(ours), theirs: median(theirs) };
+}
 
 const agent = await startAgent({ historySeconds: 60, dataDir, scenario });
 const browser = await startBrowser();
@@ -48,8 +82,15 @@ try {
         await context.close();
       }
       const row = { name, range, paint: median(paint), fcp: median(fcp), queries: median(queries), worst: Math.max(...queries) };
+      if (peer && range === "24h") Object.assign(row, await sideBySide(url(range)));
       rows.push(row);
       console.log(`${name} ${range}: first paint ${row.paint.toFixed(0)} ms, FCP ${row.fcp.toFixed(0)} ms, queries per refresh ${row.queries.toFixed(0)} ms (median of ${repeats}, worst ${row.worst.toFixed(0)} ms)`);
+    }
+  }
+  if (peer) {
+    console.log("\n| view (24 h) | query API requests per refresh | gpuwatch | Prometheus, same data | ratio |\n|---|---|---|---|---|");
+    for (const r of rows.filter((x) => x.replayed !== undefined)) {
+      console.log(`| ${r.name} | ${r.replayed} | ${r.ours.toFixed(0)} ms | ${r.theirs.toFixed(0)} ms | ${r.ours <= r.theirs ? `${(r.theirs / r.ours).toFixed(2)}x faster` : `${(r.ours / r.theirs).toFixed(2)}x slower`} |`);
     }
   }
   console.log("\n| view | range | first paint | first contentful paint | queries per refresh (median, worst) |\n|---|---|---|---|---|");

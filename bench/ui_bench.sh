@@ -27,8 +27,26 @@ sleep 3
 kill "$maker"
 wait "$maker" || true
 # One file at a time, removed once imported: the export of 30 days is several GB.
-for f in $(ls "$work/export" | sort); do
+# The last two days also go to Prometheus (promtool tsdb create-blocks-from), the peer the 24 h views' queries
+# are replayed against side by side.
+files=$(ls "$work/export" | sort)
+last_two=$(echo "$files" | tail -n 2)
+for f in $files; do
   "$build/gpuwatch" import --data-dir "$work/data" --quiet "$work/export/$f" >/dev/null
+  if echo "$last_two" | grep -qx "$f" && command -v promtool >/dev/null; then
+    promtool tsdb create-blocks-from openmetrics -q "$work/export/$f" "$work/prom" >/dev/null
+  fi
   rm -f "$work/export/$f"
 done
+prom_pid=""
+if command -v prometheus >/dev/null && [ -d "$work/prom" ]; then
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  printf 'global:\n  scrape_interval: 1m\nscrape_configs: []\n' > "$work/prometheus.yml"
+  prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" --storage.tsdb.retention.time=60d \
+    --web.listen-address="127.0.0.1:$port" > "$work/prometheus.log" 2>&1 &
+  prom_pid=$!
+  trap 'kill $prom_pid 2>/dev/null; wait $prom_pid 2>/dev/null; rm -rf "$work"' EXIT
+  for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/-/ready" >/dev/null && break; sleep 0.3; done
+  export UI_BENCH_PEER=http://127.0.0.1:$port
+fi
 GPUWATCH_SOURCE_DIR=$root GPUWATCH_BINARY_DIR=$build node "$root/bench/ui_bench.mjs" "$work/data" "$scenario" "${UI_BENCH_REPEATS:-5}"
