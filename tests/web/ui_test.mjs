@@ -75,13 +75,16 @@ describe("dashboards on the incidents node", () => {
       else await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(lostAt, "the scenario's fall off the bus reached the agent");
+    // One refresh: the pause between refreshes, the queries of the refresh that read the GPU just before it
+    // was lost and of the one that shows it (taken as equal), and a second for drawing on a busy machine.
     await page.waitForFunction(
       () => document.querySelector('tr.gpu-row[data-gpu="3"] .health')?.textContent.includes("lost"),
       null,
-      { timeout: ONCALL_REFRESH_MS + 2000, polling: 50 },
+      { timeout: 2 * ONCALL_REFRESH_MS + 5000, polling: 50 },
     );
     const shownAfter = Date.now() - lostAt;
-    assert.ok(shownAfter <= ONCALL_REFRESH_MS + 2000, `shown ${shownAfter} ms after the agent saw it`);
+    const queryMs = Number(await page.getAttribute("body", "data-query-ms"));
+    assert.ok(shownAfter <= ONCALL_REFRESH_MS + 2 * queryMs + 1000, `shown ${shownAfter} ms after the agent saw it (queries ${queryMs} ms)`);
     // And on the events timeline, from the history.
     await page.waitForFunction(
       () => [...document.querySelectorAll("#events tr.event")].some((r) => /GPU lost/.test(r.textContent) && r.children[1].textContent === "3"),
