@@ -4,7 +4,8 @@
 // page is open appears within one refresh, links carry the view, GPU and range, and the API token and the
 // history being off are handled.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startAgent, startBrowser } from "./agent_fixture.mjs";
@@ -170,25 +171,34 @@ describe("dashboards on the incidents node", () => {
   });
 });
 
-describe("an agent with history off and an API token", () => {
-  let agent;
-  let browser;
+// For one describe block: an agent and a browser, and a file `name` holding `text` in a temporary folder of
+// its own (removed after) that `options(file)` may hand the agent.
+function agentWithFile(name, text, options) {
+  const env = {};
   before(async () => {
-    const { mkdtempSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const tokenDir = mkdtempSync(join(tmpdir(), "gpuwatch-web-token-"));
-    writeFileSync(join(tokenDir, "token"), "s3cret\n");
-    agent = await startAgent({ historySeconds: 60, args: ["--store", "off", "--api-token-file", join(tokenDir, "token")] });
-    browser = await startBrowser();
+    env.dir = mkdtempSync(join(tmpdir(), "gpuwatch-web-file-"));
+    const file = join(env.dir, name);
+    writeFileSync(file, text);
+    env.agent = await startAgent(options(file));
+    env.browser = await startBrowser();
   });
   after(async () => {
-    await browser?.close();
-    await agent?.stop();
+    await env.browser?.close();
+    await env.agent?.stop();
+    rmSync(env.dir, { recursive: true, force: true });
   });
+  return env;
+}
+
+describe("an agent with history off and an API token", () => {
+  const env = agentWithFile("token", "s3cret\n", (token) => ({
+    historySeconds: 60,
+    args: ["--store", "off", "--api-token-file", token],
+  }));
 
   test("says the history is off, asks for the token and sends it", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${agent.url}/`);
+    const page = await env.browser.newPage();
+    await page.goto(`${env.agent.url}/`);
     await page.waitForSelector("#gpus tbody tr.gpu-row");
     assert.match(await page.textContent("#banner"), /History is off/);
     assert.match(await page.textContent("#events"), /History is off/);
@@ -213,30 +223,17 @@ describe("an agent with history off and an API token", () => {
 });
 
 describe("an agent whose history cannot be opened", () => {
-  let agent;
-  let browser;
-  before(async () => {
-    const { mkdtempSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    // A data dir that is a file: the store cannot open, the agent runs on without it (and says why).
-    const blocker = join(mkdtempSync(join(tmpdir(), "gpuwatch-web-nostore-")), "not-a-dir");
-    writeFileSync(blocker, "");
-    agent = await startAgent({ historySeconds: 30, dataDir: blocker });
-    browser = await startBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await agent?.stop();
-  });
+  // A data dir that is a file: the store cannot open, the agent runs on without it (and says why).
+  const env = agentWithFile("not-a-dir", "", (file) => ({ historySeconds: 30, dataDir: file }));
 
   test("the GPUs and alerts still show; the plots and events say the history cannot be read", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${agent.url}/`);
+    const page = await env.browser.newPage();
+    await page.goto(`${env.agent.url}/`);
     await page.waitForSelector("#gpus tbody tr.gpu-row >> nth=7");
     assert.ok(await page.locator('tr.alert[data-alertname="Watchdog"]').count());
     assert.match(await page.textContent("#events"), /The history could not be read/);
     assert.match(await page.textContent('tr.gpu-row[data-gpu="0"] .spark'), /history unavailable/);
-    await page.goto(`${agent.url}/?view=debug&gpu=0`);
+    await page.goto(`${env.agent.url}/?view=debug&gpu=0`);
     await page.waitForSelector("#processes tr.process");
     assert.match(await page.textContent('[data-panel="temperature"]'), /\S/);
     assert.equal(await page.locator('[data-panel="temperature"] .error').count(), 1);
