@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The dashboards' cost in Chromium: page weight (what / and the bundle transfer gzipped), first paint and
 // first contentful paint, and each view's query time per refresh (the time from the first query sent to the
-// last answer, web/src/main.js data-query-ms), over a range of 24 h and of 30 days, on an agent whose data
-// dir holds the history bench/ui_bench.sh imported; with UI_BENCH_PEER (a Prometheus over the same last two
-// days), each 24 h view's query requests replayed against both side by side. Prints Markdown tables.
+// last answer, web/src/main.js data-query-ms), at each view's default range and over 24 h and 30 days, on an
+// agent whose data dir holds the history bench/ui_bench.sh imported; with UI_BENCH_PEER (a Prometheus over the
+// same last two days), each 24 h view's query requests replayed against both side by side. Prints Markdown
+// tables.
 //   node bench/ui_bench.mjs DATA_DIR SCENARIO [REPEATS]
 import { startAgent, startBrowser } from "../tests/web/agent_fixture.mjs";
 
@@ -59,12 +60,14 @@ try {
     weight += (await res.arrayBuffer()).byteLength === 0 ? 0 : Number(res.headers.get("content-length") ?? 0);
   }
   console.log(`page_weight_gzip_bytes ${weight}`);
+  // "default": the range a view opens with (on-call and debug 1 h, executive 7 days) on the 30-day history.
+  const param = (r) => (r === "default" ? "" : `range=${r}`);
   const views = [
-    ["on-call", (r) => `/?range=${r}`],
-    ["debug", (r) => `/?view=debug&gpu=0&range=${r}`],
-    ["executive", (r) => `/?view=executive&range=${r}`],
+    ["on-call", (r) => `/?${param(r)}`],
+    ["debug", (r) => `/?view=debug&gpu=0&${param(r)}`],
+    ["executive", (r) => `/?view=executive&${param(r)}`],
   ];
-  for (const range of ["24h", "30d"]) {
+  for (const range of ["default", "24h", "30d"]) {
     for (const [name, url] of views) {
       const paint = [];
       const fcp = [];
