@@ -1,6 +1,7 @@
 #include "http/json_api.h"
 
 #include "rules/health.h"
+#include "sources/host/host_snapshot.h"
 
 namespace gpuwatch {
 namespace {
@@ -30,7 +31,18 @@ json text_or_null(const std::string& text) {
   return text.empty() ? json(nullptr) : json(text);
 }
 
-json process_json(const ProcessSample& p) {
+// The container, pod and Slurm job the process's cgroup names, or null when none (or not read).
+json workload_json(const std::map<unsigned, procfs::Workload>* workloads, unsigned pid) {
+  if (workloads == nullptr) return nullptr;
+  const auto it = workloads->find(pid);
+  if (it == workloads->end() || it->second.empty()) return nullptr;
+  const procfs::Workload& w = it->second;
+  return {{"container_id", text_or_null(w.container_id)},
+          {"pod_uid", text_or_null(w.pod_uid)},
+          {"slurm_job", text_or_null(w.slurm_job)}};
+}
+
+json process_json(const ProcessSample& p, const std::map<unsigned, procfs::Workload>* workloads) {
   return {{"pid", p.pid},
           {"name", p.name},
           {"uid", optional_value(p.uid)},
@@ -41,10 +53,12 @@ json process_json(const ProcessSample& p) {
           {"sm_utilization", optional_value(p.sm_utilization)},
           {"memory_utilization", optional_value(p.memory_utilization)},
           {"gpu_instance_id", optional_value(p.gpu_instance_id)},
-          {"compute_instance_id", optional_value(p.compute_instance_id)}};
+          {"compute_instance_id", optional_value(p.compute_instance_id)},
+          {"workload", workload_json(workloads, p.pid)}};
 }
 
-json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings) {
+json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings,
+                 const std::map<unsigned, procfs::Workload>* workloads) {
   const DeviceIdentity& id = d.identity;
   json mig = nullptr;
   if (id.is_mig_instance) {
@@ -54,7 +68,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
   }
   const Health health = assess_health(d, settings);
   json processes = json::array();
-  for (const auto& p : d.processes) processes.push_back(process_json(p));
+  for (const auto& p : d.processes) processes.push_back(process_json(p, workloads));
   json xids = json::object();
   for (const auto& [xid, count] : d.xid_counts) xids[std::to_string(xid)] = count;
   return {{"index", id.index},
@@ -78,7 +92,9 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
 
 json snapshot_to_json(const Snapshot& snapshot, const rules::DetectorSettings& settings) {
   json devices = json::array();
-  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings));
+  const auto* workloads =
+      snapshot.host && snapshot.host->workloads ? snapshot.host->workloads.get() : nullptr;
+  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings, workloads));
   json errors = json::array();
   for (const auto& [key, count] : snapshot.collector_errors) {
     const auto& [uuid, call, code] = key;
@@ -131,7 +147,7 @@ Each element of `devices`:
 | `last_read_ms` | integer | when the values below were read |
 | `health` | object | `verdict` (`healthy`, `warning`, `critical`) and `reasons` (strings, worst first) |
 | `metrics` | object | native metric name -> array of `{labels: {name: value}, value: number}`; empty for a lost GPU |
-| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null` |
+| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id, workload}`; absent values are `null` |
 | `xid_counts` | object | XID code (string) -> count since the agent started |
 | `last_xid` | integer or null | the last XID code seen |
 | `unsupported` | array of strings | NVML calls the GPU answered NOT_SUPPORTED |
@@ -139,7 +155,9 @@ Each element of `devices`:
 Of a process, `name` is its `comm` (at most 15 bytes on Linux); `uid` its real uid, `user` the name the host's
 passwd file gives that uid (else the uid in decimal) and `command` its command line with the arguments joined
 by spaces, all read from `/proc` under `--proc-root` (`docs/status.md` says which passwd file). They are `null`
-until the host reader has read the process, and always with `--proc-root ""`.
+until the host reader has read the process, and always with `--proc-root ""`. `workload` is
+`{container_id, pod_uid, slurm_job}` (each a string or `null`) where the process's cgroup names a container, a
+Kubernetes pod or a Slurm job, else `null`.
 )";
 }
 
