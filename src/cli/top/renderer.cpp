@@ -83,13 +83,14 @@ ScreenLine node_line(const TopFrame* frame, const RenderContext& ctx, std::size_
   line.add("gpuwatch top", Style::kTitle);
   if (frame == nullptr) return line.add("  waiting for the first reading...").take();
   const Snapshot& s = *frame->snapshot;
+  // Most telling first: a narrow terminal cuts the driver's versions before the source and the time.
   line.add("  " + (s.node.hostname.empty() ? std::string("?") : s.node.hostname));
-  if (!s.node.driver_version.empty()) line.add("  driver " + s.node.driver_version, Style::kDim);
-  if (!s.node.cuda_driver_version.empty()) line.add("  CUDA " + s.node.cuda_driver_version, Style::kDim);
   line.add(fmt("  %zu GPU(s)", s.devices.size()));
   line.add("  at " + clock_time(s.timestamp_ms));
-  line.add("  every " + format_duration(ctx.interval), Style::kDim);
   line.add("  " + frame->origin, Style::kDim);
+  line.add("  every " + format_duration(ctx.interval), Style::kDim);
+  if (!s.node.driver_version.empty()) line.add("  driver " + s.node.driver_version, Style::kDim);
+  if (!s.node.cuda_driver_version.empty()) line.add("  CUDA " + s.node.cuda_driver_version, Style::kDim);
   return line.take();
 }
 
