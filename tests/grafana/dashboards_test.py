@@ -42,6 +42,11 @@ def free_port():
         return s.getsockname()[1]
 
 
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def get_json(port, path, params):
     url = f"http://127.0.0.1:{port}{path}?" + urllib.parse.urlencode(params, doseq=True)
     try:
@@ -49,6 +54,8 @@ def get_json(port, path, params):
             return json.loads(r.read())
     except urllib.error.HTTPError as e:
         return {"status": "error", "error": f"HTTP {e.code}: {e.read()[:300]!r}"}
+    except OSError as e:  # not listening yet, or gone
+        return {"status": "error", "error": str(e)}
 
 
 # Grafana's kbn.roundInterval: the interval a panel's width gives, rounded to a readable one.
@@ -123,6 +130,15 @@ class Side:
 class Dashboards(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        try:
+            cls.start()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def start(cls):
+        cls.agent = cls.prometheus = None
         cls.folder = tempfile.mkdtemp(prefix="gpuwatch-grafana-")
         root = os.path.join(cls.folder, "proc")
         subprocess.run([GPUWATCH, "sim", "proc-tree", "--nvml-library", SIM, "--sim-scenario", SCENARIO,
@@ -134,7 +150,7 @@ class Dashboards(unittest.TestCase):
             [GPUWATCH, "agent", "--listen", f"127.0.0.1:{agent_port}", "--nvml-library", SIM, "--sim-scenario",
              SCENARIO, "--proc-root", root, "--kmsg", "", "--interval", f"{SCRAPE_SECONDS}s",
              "--data-dir", os.path.join(cls.folder, "agent-data")],
-            env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(cls.folder, "agent.log"), "w"))
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cls.instance = f"127.0.0.1:{agent_port}"
         with open(os.path.join(cls.folder, "prometheus.yml"), "w") as f:
             f.write(f"global:\n  scrape_interval: {SCRAPE_SECONDS}s\n  scrape_timeout: {SCRAPE_SECONDS}s\n"
@@ -159,6 +175,8 @@ class Dashboards(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         for p in (cls.prometheus, cls.agent):
+            if p is None:
+                continue
             p.send_signal(signal.SIGTERM)
             try:
                 p.wait(15)
@@ -196,7 +214,7 @@ class Dashboards(unittest.TestCase):
         return chosen, values
 
     def ask_panels(self, path, range_from):
-        dashboard = json.load(open(path))
+        dashboard = read_json(path)
         name = os.path.basename(path)
         end = time.time()
         span = RANGES[range_from]
@@ -206,6 +224,7 @@ class Dashboards(unittest.TestCase):
                     "__rate_interval": duration_text(max(interval + SCRAPE_SECONDS, 4 * SCRAPE_SECONDS)),
                     "__range": duration_text(span), "__range_s": str(span), "__range_ms": str(span * 1000)}
         variable_values = {}
+        asked = 0
         for side in self.sides:
             chosen, values = self.resolve_variables(dashboard, side, start, end, builtins)
             variable_values[side.name] = values
@@ -221,9 +240,12 @@ class Dashboards(unittest.TestCase):
                     # Grafana aligns the range to the step, which is never under range/11000.
                     step = max(interval, span / 11000)
                     r = side.range(expr, math.floor(start / step) * step, math.floor(end / step) * step, step)
+                asked += 1
                 with self.subTest(dashboard=name, range=range_from, side=side.name, panel=title):
                     self.assertEqual(r.get("status"), "success", f"{expr}: {r}")
                     self.assertTrue(r["data"]["result"], f"no data for {expr}")
+        print(f"\n  {name} over {range_from}: {asked} queries and {len(variable_values['agent'])} variables on the two sides",
+              end=" ", flush=True)
         self.assertEqual(variable_values["agent"], variable_values["prometheus"], name)
         self.assertEqual(variable_values["agent"]["instance"], [self.instance])
         self.assertEqual(variable_values["agent"]["gpu"], ["0", "1", "2", "3"])
@@ -231,9 +253,10 @@ class Dashboards(unittest.TestCase):
     def test_dashboards_are_grafana_json_on_native_names(self):
         self.assertEqual([os.path.basename(p) for p in DASHBOARDS],
                          ["gpuwatch-debug.json", "gpuwatch-executive.json", "gpuwatch-oncall.json"])
-        native = open(os.path.join(SOURCE, "docs", "metrics.md")).read()
+        with open(os.path.join(SOURCE, "docs", "metrics.md")) as f:
+            native = f.read()
         for path in DASHBOARDS:
-            d = json.load(open(path))
+            d = read_json(path)
             self.assertTrue(d["uid"] and d["title"] and d["panels"], path)
             names = {v["name"] for v in d["templating"]["list"]}
             self.assertTrue({"datasource", "instance", "gpu", "process"} <= names, path)
