@@ -123,7 +123,7 @@ class TopTest(unittest.TestCase):
         self.assertRegex(modes, r"(^|\s)echo(\s|$)")
 
     def test_gpus_processes_and_help_line_on_the_simulator(self):
-        t = self.start_local()
+        t = self.start_local(cols=180)
         screen = t.wait_text("finetune.py")
         self.assertIn("gpu-node-023", screen)
         self.assertIn("driver 550.54.15", screen)
