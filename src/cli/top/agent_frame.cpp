@@ -1,6 +1,5 @@
 #include "cli/top/agent_frame.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "core/rfc3339.h"
@@ -128,8 +127,7 @@ std::vector<TopAlert> read_alerts(const json& alerts) {
     }
     out.push_back(std::move(alert));
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const TopAlert& a, const TopAlert& b) { return a.state == "firing" && b.state != "firing"; });
+  sort_alerts(out);
   return out;
 }
 

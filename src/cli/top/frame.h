@@ -37,6 +37,9 @@ struct TopFrame {
 
 using FramePtr = std::shared_ptr<const TopFrame>;
 
+// Firing before pending, pages before tickets, the longest held first: what to look at first, at the top.
+void sort_alerts(std::vector<TopAlert>& alerts);
+
 // Where frames come from: the GPUs read in this process, or a running agent. latest() never blocks on a
 // device or the network: it returns the newest frame there is (null before the first).
 class FrameSource {

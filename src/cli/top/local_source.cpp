@@ -1,7 +1,5 @@
 #include "cli/top/local_source.h"
 
-#include <algorithm>
-
 #include "core/duration.h"
 #include "core/wall_clock.h"
 #include "sources/host/host_snapshot.h"
@@ -44,8 +42,7 @@ std::vector<TopAlert> LocalSource::alerts_of(const std::vector<Condition>& condi
                       gpu == c.labels.end() ? std::string() : gpu->second, began, c.summary});
   }
   condition_since_ms_ = std::move(since);
-  std::stable_sort(alerts.begin(), alerts.end(),
-                   [](const TopAlert& a, const TopAlert& b) { return a.state == "firing" && b.state != "firing"; });
+  sort_alerts(alerts);
   return alerts;
 }
 

@@ -8,10 +8,12 @@
 
 namespace gpuwatch::top {
 
-std::string bar(std::optional<double> ratio, std::size_t width, std::string_view label) {
+std::string bar(std::optional<double> ratio, std::size_t width, std::string_view label,
+                std::string_view short_label) {
   if (width < 3) return std::string(width, ' ');
   const std::size_t inner = width - 2;
-  const std::string text = ratio ? std::string(label) : std::string("n/a");
+  const std::string_view fitting = columns(label) > inner && !short_label.empty() ? short_label : label;
+  const std::string text = ratio ? std::string(fitting) : std::string("n/a");
   const double r = ratio ? std::clamp(*ratio, 0.0, 1.0) : 0.0;
   const auto filled = static_cast<std::size_t>(std::lround(r * static_cast<double>(inner)));
   std::string body(inner, ' ');

@@ -73,6 +73,12 @@ std::string clock_time(std::int64_t ms) {
   return buf.data();
 }
 
+// Used of total, or only the used size where the bar is too narrow for both.
+std::string memory_bar(const GpuReadings& r, std::size_t width) {
+  return bar(ratio(r.memory_used, r.memory_total), width,
+             size_text(r.memory_used) + "/" + size_text(r.memory_total), size_text(r.memory_used));
+}
+
 struct Layout {
   std::size_t cols = 80;
   std::size_t bar = 20;  // each of the four bars
@@ -103,10 +109,7 @@ void gpu_lines(const DeviceSnapshot& d, const Health& health, const Layout& layo
   first.add(fit(d.identity.name, 20)).add(" ");
   first.add("UTIL ", Style::kDim)
       .add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""), Style::kBar);
-  first.add("  MEM ", Style::kDim)
-      .add(bar(ratio(r.memory_used, r.memory_total), layout.bar,
-               size_text(r.memory_used) + "/" + size_text(r.memory_total)),
-           Style::kBar);
+  first.add("  MEM ", Style::kDim).add(memory_bar(r, layout.bar), Style::kBar);
   out.push_back(first.take());
 
   LineBuilder second(layout.cols);
@@ -126,8 +129,8 @@ void gpu_lines(const DeviceSnapshot& d, const Health& health, const Layout& layo
              Style::kBar);
     second.add("  POW ", Style::kDim)
         .add(bar(ratio(r.power, r.power_limit), layout.bar,
-                 r.power ? (r.power_limit ? fmt("%.0f/%.0fW", *r.power, *r.power_limit) : fmt("%.0fW", *r.power))
-                         : ""),
+                 r.power && r.power_limit ? fmt("%.0f/%.0fW", *r.power, *r.power_limit) : "",
+                 r.power ? fmt("%.0fW", *r.power) : ""),
              Style::kBar);
   }
   second.add("  ").add(verdict_mark(health.verdict), verdict_style(health.verdict));
@@ -143,10 +146,7 @@ ScreenLine mig_line(const DeviceSnapshot& d, const Health& health, const Layout&
   line.add("  MIG " + fit(gpu_label(d), 7), Style::kHeader);
   line.add(fit(d.identity.name, 14)).add(" SM ", Style::kDim);
   line.add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""), Style::kBar);
-  line.add("  MEM ", Style::kDim)
-      .add(bar(ratio(r.memory_used, r.memory_total), layout.bar,
-               size_text(r.memory_used) + "/" + size_text(r.memory_total)),
-           Style::kBar);
+  line.add("  MEM ", Style::kDim).add(memory_bar(r, layout.bar), Style::kBar);
   line.add(fmt("  %zu proc", d.processes.size()), Style::kDim);
   line.add("  ").add(d.state == DeviceState::kOk ? verdict_mark(health.verdict) : device_state_name(d.state),
                      d.state == DeviceState::kOk ? verdict_style(health.verdict) : Style::kBad);
@@ -271,12 +271,13 @@ std::vector<ScreenLine> help_screen(std::size_t cols) {
   out.push_back(LineBuilder(cols).add("KEYS", Style::kHeader).take());
   for (const auto& k : kKeyHelp) out.push_back(LineBuilder(cols).add("  " + fit(k.keys, 14), Style::kKey).add(k.what).take());
   out.push_back(LineBuilder(cols).add("").take());
-  out.push_back(LineBuilder(cols)
-                    .add("Bars: utilization, memory used/total, temperature (of 100 C), power/limit. OK WARN CRIT: "
-                         "the health verdict (docs/health.md); STALE: the GPU missed the read deadline; THR: "
-                         "throttle reasons.",
-                         Style::kDim)
-                    .take());
+  for (const char* text : {"Bars: utilization, memory used/total, temperature (of 100 C), power/limit.",
+                           "OK WARN CRIT: the health verdict, worst reason beside it (docs/health.md).",
+                           "STALE: the GPU missed the read deadline (a hung driver call); its values are old.",
+                           "LOST: fell off the bus.  THR: what holds the clocks down.",
+                           "ALERTS: from the agent (--url), or the detectors run here on each reading."}) {
+    out.push_back(LineBuilder(cols).add(text, Style::kDim).take());
+  }
   out.push_back(LineBuilder(cols).add("Any key closes this help.", Style::kDim).take());
   return out;
 }
