@@ -2,11 +2,13 @@
 # `gpuwatch top` beside nvtop on the same simulated node, in one run: both draw the same 8 simulated H200 with
 # 80 processes (scenarios/bench-8xh200.yaml, libnvml-sim answering both) in their own detached tmux session of
 # the same size, at the same refresh interval, at the same time. After a warm-up, each one's CPU time
-# (utime+stime from /proc/PID/stat) over the window, per refresh, and its memory (VmRSS, VmHWM).
+# (utime+stime from /proc/PID/stat) over the window, per refresh, and its memory (VmRSS, VmHWM). A third
+# session runs `top --url` on an agent of the same node: the cost of drawing alone.
 #   bench/top_vs_nvtop.sh BUILD_DIR        NVTOP=/path/to/nvtop (built from github.com/Syllo/nvtop; nvtop is no
 #                                          Debian package) adds the peer; without it only top is measured.
 # Knobs: BENCH_TOP_SECONDS (window, default 60), BENCH_TOP_INTERVAL_MS (default 1000), BENCH_TOP_SIZE
-# (default 160x50). Writes bench/results/top.json and prints a Markdown table.
+# (default 160x50), BENCH_TOP_PORT (the agent `top --url` reads, default 19471). Writes bench/results/top.json
+# and prints a Markdown table.
 set -euo pipefail
 build=${1:-build}
 seconds=${BENCH_TOP_SECONDS:-60}
@@ -34,6 +36,18 @@ fi
 sim_env="LANG=C.UTF-8 GPUWATCH_SIM_SCENARIO=$scenario GPUWATCH_SIM_EPOCH=$(date +%s) GPUWATCH_SIM_MODE=scaled"
 tmux_ new-session -d -s top -x "$cols" -y "$rows" \
   "env $sim_env $gpuwatch top --nvml-library $sim_dir/libnvidia-ml.so.1 --interval ${interval_ms}ms --kmsg ''"
+# top --url draws what an agent serves: its CPU is the drawing's alone (the agent reads the GPUs).
+port=${BENCH_TOP_PORT:-19471}
+env $sim_env "$gpuwatch" agent --listen "127.0.0.1:$port" --nvml-library "$sim_dir/libnvidia-ml.so.1" \
+  --kmsg '' --data-dir "$work/agent-data" --interval "${interval_ms}ms" 2>"$work/agent.log" &
+agent=$!
+trap 'kill $agent 2>/dev/null || true; tmux_ kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+tmux_ new-session -d -s top_url -x "$cols" -y "$rows" \
+  "env LANG=C.UTF-8 $gpuwatch top --url http://127.0.0.1:$port --interval ${interval_ms}ms"
 if [ -n "${NVTOP:-}" ]; then
   # nvtop's delay is in tenths of a second.
   tmux_ new-session -d -s nvtop -x "$cols" -y "$rows" \
@@ -47,7 +61,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 status_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 sleep 5  # warm-up: libraries loaded, first frames drawn
-sessions=(top)
+sessions=(top top_url)
 [ -n "${NVTOP:-}" ] && sessions+=(nvtop)
 declare -A pid start
 for s in "${sessions[@]}"; do
@@ -68,7 +82,11 @@ for s in "${sessions[@]}"; do
   hwm=$(status_kib "$p" VmHWM)
   per_refresh_ms=$(awk -v t="$used" -v hz="$hz" -v n="$refreshes" 'BEGIN {printf "%.2f", t * 1000 / hz / n}')
   share=$(awk -v t="$used" -v hz="$hz" -v s="$seconds" 'BEGIN {printf "%.2f", 100 * t / hz / s}')
-  name=$([ "$s" = top ] && echo "gpuwatch top" || echo "nvtop")
+  case $s in
+    top) name="gpuwatch top (reads the GPUs)" ;;
+    top_url) name="gpuwatch top --url (draws an agent's readings)" ;;
+    *) name=nvtop ;;
+  esac
   [ $first -eq 1 ] || json+=", "
   first=0
   json+="\"$s\": {\"cpu_ms_per_refresh\": $per_refresh_ms, \"cpu_percent\": $share, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm}"

@@ -44,7 +44,8 @@ void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, co
     }
     // Short waits, so a signal is seen within a tenth of a second even at a long interval.
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_draw - now);
-    const int key = terminal.read_key(std::clamp(wait, std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
+    const int key =
+        terminal.read_key(std::clamp(wait, std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
     if (key == ERR) continue;
     if (key != KEY_RESIZE) top::apply_key(view, key);
     dirty = true;

@@ -1,4 +1,5 @@
-// gpuwatch: one binary, one subcommand per job (agent, status, top, config, sim, query, alerts, import, store).
+// gpuwatch: one binary, one subcommand per job (agent, status, top, config, sim, query, alerts, import,
+// store).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>

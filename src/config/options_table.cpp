@@ -130,8 +130,7 @@ std::vector<OptionSpec> make_table() {
        string_getter(&AgentOptions::listen)},
       duration_option({"interval", "Sampling interval (10ms and up); top's redraw interval", true,
                        kAgentCommand | kTopCommand},
-                      &AgentOptions::interval,
-                      {.min = 10ms, .example = "1s"}),
+                      &AgentOptions::interval, {.min = 10ms, .example = "1s"}),
       duration_option(
           {"deadline",
            "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true,

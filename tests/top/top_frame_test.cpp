@@ -137,7 +137,8 @@ TEST(Renderer, ShowsEveryGpuItsProcessesAndTheHelpLineWithinTheTerminal) {
     const std::string text = screen_text(screen);
     EXPECT_NE(text.find("gpuwatch top"), std::string::npos);
     if (size.rows >= 24) {
-      for (const char* gpu : {"\n0 ", "\n1 ", "\n2 ", "\n3 "}) EXPECT_NE(text.find(gpu), std::string::npos) << gpu;
+      for (const char* gpu : {"\n0 ", "\n1 ", "\n2 ", "\n3 "})
+        EXPECT_NE(text.find(gpu), std::string::npos) << gpu;
       EXPECT_NE(text.find("STALE"), std::string::npos) << text;
       EXPECT_NE(text.find("LOST"), std::string::npos) << text;
       EXPECT_NE(text.find("THR sw_power_cap"), std::string::npos) << text;
@@ -152,14 +153,16 @@ TEST(Renderer, TheHelpScreenListsEveryKey) {
   const TopFrame frame = agent_frame(*node());
   ViewState view;
   apply_key(view, 'h');
-  const std::string text = screen_text(render(&frame, History(), view, {{30, 100}, std::chrono::seconds(1), 0}));
+  const std::string text =
+      screen_text(render(&frame, History(), view, {{30, 100}, std::chrono::seconds(1), 0}));
   for (const auto& k : kKeyHelp) EXPECT_NE(text.find(std::string(k.what)), std::string::npos) << k.what;
   apply_key(view, 'x');
   EXPECT_FALSE(view.help);
 }
 
 TEST(Renderer, BeforeTheFirstReadingItSaysSo) {
-  const std::string text = screen_text(render(nullptr, History(), ViewState(), {{10, 60}, std::chrono::seconds(1), 0}));
+  const std::string text =
+      screen_text(render(nullptr, History(), ViewState(), {{10, 60}, std::chrono::seconds(1), 0}));
   EXPECT_NE(text.find("waiting for the first reading"), std::string::npos);
 }
 
@@ -184,7 +187,9 @@ TEST(ProcessRows, SortAndFilterByKey) {
   EXPECT_EQ(rows[0].workload, "job 4242");
   for (int key : std::initializer_list<int>{'/', 'x', 27}) apply_key(view, key);
   EXPECT_EQ(view.filter, "4242");
-  for (int key : std::initializer_list<int>{'/', KEY_BACKSPACE, KEY_BACKSPACE, KEY_BACKSPACE, KEY_BACKSPACE, '\n'}) apply_key(view, key);
+  for (int key :
+       std::initializer_list<int>{'/', KEY_BACKSPACE, KEY_BACKSPACE, KEY_BACKSPACE, KEY_BACKSPACE, '\n'})
+    apply_key(view, key);
   EXPECT_EQ(view.filter, "");
   apply_key(view, 'q');
   EXPECT_TRUE(view.quit);

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "core/wall_clock.h"
 #include "cli/top/agent_frame.h"
+#include "core/wall_clock.h"
 
 namespace gpuwatch::top {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "collector/abandonable_worker.h"
 #include "cli/top/frame.h"
+#include "collector/abandonable_worker.h"
 
 namespace gpuwatch::top {
 

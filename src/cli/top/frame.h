@@ -17,20 +17,20 @@
 namespace gpuwatch::top {
 
 struct TopAlert {
-  std::string state;     // "firing" or "pending"
-  std::string severity;  // "page" or "ticket"
-  std::string name;      // the alertname
-  std::string gpu;       // the gpu label; "" for a node-wide alert
+  std::string state;                 // "firing" or "pending"
+  std::string severity;              // "page" or "ticket"
+  std::string name;                  // the alertname
+  std::string gpu;                   // the gpu label; "" for a node-wide alert
   std::int64_t active_since_ms = 0;  // wall clock; 0 when unknown
   std::string summary;
 };
 
 struct TopFrame {
-  SnapshotPtr snapshot;                              // never null in a published frame
-  std::vector<Health> health;                        // one per snapshot->devices, in the same order
-  std::map<unsigned, procfs::Workload> workloads;    // by pid, where the process's cgroup names one
-  std::vector<TopAlert> alerts;                      // firing first, then pending
-  std::string origin;                                // "agent http://..." or "NVML <library>"
+  SnapshotPtr snapshot;                            // never null in a published frame
+  std::vector<Health> health;                      // one per snapshot->devices, in the same order
+  std::map<unsigned, procfs::Workload> workloads;  // by pid, where the process's cgroup names one
+  std::vector<TopAlert> alerts;                    // firing first, then pending
+  std::string origin;                              // "agent http://..." or "NVML <library>"
   std::string problem;  // why this frame's readings are old (the agent did not answer); "" when fresh
   std::int64_t received_ms = 0;  // wall clock when the source got the snapshot
 };

@@ -20,7 +20,8 @@ LocalSource::LocalSource(const CollectorOptions& options, const rules::DetectorS
       settings_(settings),
       detection_(detect::DetectionOptions{settings}),
       interval_(options.effective_interval()),
-      origin_("NVML " + (options.nvml_library.empty() ? std::string("libnvidia-ml.so.1") : options.nvml_library)) {
+      origin_("NVML " +
+              (options.nvml_library.empty() ? std::string("libnvidia-ml.so.1") : options.nvml_library)) {
   // The job owns the collector with this source: an abandoned run (stuck in the driver) outlives neither.
   worker_ = std::make_unique<AbandonableWorker>(
       [collector = collector_](const std::stop_token& stop) { collector->run(stop); });

@@ -9,10 +9,10 @@
 #include <memory>
 #include <string>
 
+#include "cli/top/frame.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
 #include "detect/detection.h"
-#include "cli/top/frame.h"
 
 namespace gpuwatch::top {
 

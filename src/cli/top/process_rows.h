@@ -12,7 +12,7 @@
 namespace gpuwatch::top {
 
 struct ProcessRow {
-  std::string gpu;  // as status names it: "3", or "0/1/0" for a MIG instance
+  std::string gpu;         // as status names it: "3", or "0/1/0" for a MIG instance
   unsigned gpu_order = 0;  // the device's place in the snapshot, for sorting by GPU
   unsigned pid = 0;
   std::string user;  // "-" when unknown

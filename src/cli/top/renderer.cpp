@@ -108,7 +108,8 @@ void gpu_lines(const DeviceSnapshot& d, const Health& health, const Layout& layo
   first.add(fit(gpu_label(d), 4), Style::kHeader).add(" ");
   first.add(fit(d.identity.name, 20)).add(" ");
   first.add("UTIL ", Style::kDim)
-      .add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""), Style::kBar);
+      .add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""),
+           Style::kBar);
   first.add("  MEM ", Style::kDim).add(memory_bar(r, layout.bar), Style::kBar);
   out.push_back(first.take());
 
@@ -145,7 +146,8 @@ ScreenLine mig_line(const DeviceSnapshot& d, const Health& health, const Layout&
   LineBuilder line(layout.cols);
   line.add("  MIG " + fit(gpu_label(d), 7), Style::kHeader);
   line.add(fit(d.identity.name, 14)).add(" SM ", Style::kDim);
-  line.add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""), Style::kBar);
+  line.add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""),
+           Style::kBar);
   line.add("  MEM ", Style::kDim).add(memory_bar(r, layout.bar), Style::kBar);
   line.add(fmt("  %zu proc", d.processes.size()), Style::kDim);
   line.add("  ").add(d.state == DeviceState::kOk ? verdict_mark(health.verdict) : device_state_name(d.state),
@@ -188,7 +190,8 @@ std::vector<ScreenLine> plot_block(const TopFrame& frame, const History& history
   return out;
 }
 
-std::vector<ScreenLine> alert_block(const TopFrame& frame, std::int64_t now_ms, std::size_t cols, std::size_t max) {
+std::vector<ScreenLine> alert_block(const TopFrame& frame, std::int64_t now_ms, std::size_t cols,
+                                    std::size_t max) {
   std::vector<ScreenLine> out;
   if (max < 2) return out;
   const auto firing = std::count_if(frame.alerts.begin(), frame.alerts.end(),
@@ -232,9 +235,11 @@ std::vector<ScreenLine> process_block(const TopFrame& frame, const ViewState& vi
     header.add(fit(name, width), sort == view.sort ? Style::kKey : Style::kHeader);
   }
   header.add(fit("TYPE", 9), Style::kHeader).add(fit("WORKLOAD", 22), Style::kHeader);
-  header.add(std::string("COMMAND") + (view.sort == ProcessSort::kCommand ? (view.descending ? "▼" : "▲") : ""),
-             view.sort == ProcessSort::kCommand ? Style::kKey : Style::kHeader);
-  if (!view.filter.empty()) header.add(fmt("   %zu matching \"", rows.size()) + view.filter + "\"", Style::kWarning);
+  header.add(
+      std::string("COMMAND") + (view.sort == ProcessSort::kCommand ? (view.descending ? "▼" : "▲") : ""),
+      view.sort == ProcessSort::kCommand ? Style::kKey : Style::kHeader);
+  if (!view.filter.empty())
+    header.add(fmt("   %zu matching \"", rows.size()) + view.filter + "\"", Style::kWarning);
   out.push_back(header.take());
   for (const auto& row : rows) {
     if (out.size() == max) break;
@@ -242,7 +247,8 @@ std::vector<ScreenLine> process_block(const TopFrame& frame, const ViewState& vi
     line.add(fit(row.gpu, 7)).add(fit(std::to_string(row.pid), 8)).add(fit(row.user, 10));
     line.add(fit(size_text(row.memory_bytes), 9), Style::kBar);
     line.add(fit(row.sm ? fmt("%.0f%%", *row.sm * 100) : "-", 6));
-    line.add(fit(row.type, 9), Style::kDim).add(fit(row.workload.empty() ? "-" : row.workload, 22), Style::kDim);
+    line.add(fit(row.type, 9), Style::kDim)
+        .add(fit(row.workload.empty() ? "-" : row.workload, 22), Style::kDim);
     line.add(row.command);
     out.push_back(line.take());
   }
@@ -257,9 +263,15 @@ std::vector<ScreenLine> process_block(const TopFrame& frame, const ViewState& vi
 ScreenLine help_line(const ViewState& view, std::size_t cols) {
   LineBuilder line(cols);
   if (view.editing_filter) {
-    return line.add("filter: ", Style::kKey).add(view.filter_draft + "_").add("   Enter applies, Esc drops", Style::kDim).take();
+    return line.add("filter: ", Style::kKey)
+        .add(view.filter_draft + "_")
+        .add("   Enter applies, Esc drops", Style::kDim)
+        .take();
   }
-  line.add("q", Style::kKey).add(" quit  ").add("s", Style::kKey).add(std::string(" sort:") + sort_column(view.sort) + "  ");
+  line.add("q", Style::kKey)
+      .add(" quit  ")
+      .add("s", Style::kKey)
+      .add(std::string(" sort:") + sort_column(view.sort) + "  ");
   line.add("r", Style::kKey).add(" reverse  ").add("/", Style::kKey).add(" filter");
   if (!view.filter.empty()) line.add(":" + view.filter, Style::kWarning);
   line.add("  ").add("t", Style::kKey).add(" plots  ").add("h", Style::kKey).add(" help");
@@ -269,13 +281,15 @@ ScreenLine help_line(const ViewState& view, std::size_t cols) {
 std::vector<ScreenLine> help_screen(std::size_t cols) {
   std::vector<ScreenLine> out;
   out.push_back(LineBuilder(cols).add("KEYS", Style::kHeader).take());
-  for (const auto& k : kKeyHelp) out.push_back(LineBuilder(cols).add("  " + fit(k.keys, 14), Style::kKey).add(k.what).take());
+  for (const auto& k : kKeyHelp)
+    out.push_back(LineBuilder(cols).add("  " + fit(k.keys, 14), Style::kKey).add(k.what).take());
   out.push_back(LineBuilder(cols).add("").take());
-  for (const char* text : {"Bars: utilization, memory used/total, temperature (of 100 C), power/limit.",
-                           "OK WARN CRIT: the health verdict, worst reason beside it (docs/health.md).",
-                           "STALE: the GPU missed the read deadline (a hung driver call); its values are old.",
-                           "LOST: fell off the bus.  THR: what holds the clocks down.",
-                           "ALERTS: from the agent (--url), or the detectors run here on each reading."}) {
+  for (const char* text :
+       {"Bars: utilization, memory used/total, temperature (of 100 C), power/limit.",
+        "OK WARN CRIT: the health verdict, worst reason beside it (docs/health.md).",
+        "STALE: the GPU missed the read deadline (a hung driver call); its values are old.",
+        "LOST: fell off the bus.  THR: what holds the clocks down.",
+        "ALERTS: from the agent (--url), or the detectors run here on each reading."}) {
     out.push_back(LineBuilder(cols).add(text, Style::kDim).take());
   }
   out.push_back(LineBuilder(cols).add("Any key closes this help.", Style::kDim).take());
@@ -284,7 +298,8 @@ std::vector<ScreenLine> help_screen(std::size_t cols) {
 
 }  // namespace
 
-Screen render(const TopFrame* frame, const History& history, const ViewState& view, const RenderContext& ctx) {
+Screen render(const TopFrame* frame, const History& history, const ViewState& view,
+              const RenderContext& ctx) {
   Screen screen;
   const auto rows = static_cast<std::size_t>(std::max(ctx.size.rows, 1));
   const auto cols = static_cast<std::size_t>(std::max(ctx.size.cols, 1));
@@ -292,7 +307,8 @@ Screen render(const TopFrame* frame, const History& history, const ViewState& vi
   Layout layout{cols, std::clamp<std::size_t>((cols > 61 ? cols - 61 : 0) / 2, 8, 40)};
   std::vector<ScreenLine> body;
   body.push_back(node_line(frame, ctx, cols));
-  if (frame != nullptr && !frame->problem.empty()) body.push_back(LineBuilder(cols).add(frame->problem, Style::kBad).take());
+  if (frame != nullptr && !frame->problem.empty())
+    body.push_back(LineBuilder(cols).add(frame->problem, Style::kBad).take());
   if (frame != nullptr && view.help) {
     for (auto& l : help_screen(cols)) body.push_back(std::move(l));
   } else if (frame != nullptr) {
@@ -303,7 +319,8 @@ Screen render(const TopFrame* frame, const History& history, const ViewState& vi
     // processes keep at least a header and three rows.
     const std::size_t used = body.size() + 1;
     std::size_t left = rows > used ? rows - used : 0;
-    const std::size_t alert_lines = frame->alerts.empty() ? 0 : std::min(frame->alerts.size() + 1, std::size_t{6});
+    const std::size_t alert_lines =
+        frame->alerts.empty() ? 0 : std::min(frame->alerts.size() + 1, std::size_t{6});
     const std::size_t alerts_fit = left > 4 ? std::min(alert_lines, left - 4) : 0;
     left -= alerts_fit;
     std::vector<ScreenLine> plots;

@@ -17,15 +17,15 @@ struct StyleLook {
 };
 
 constexpr StyleLook kLooks[] = {
-    {-1, A_NORMAL},          // kNormal
-    {COLOR_CYAN, A_BOLD},    // kTitle
-    {-1, A_BOLD},            // kHeader
-    {COLOR_GREEN, A_NORMAL}, // kGood
-    {COLOR_YELLOW, A_BOLD},  // kWarning
-    {COLOR_RED, A_BOLD},     // kBad
-    {-1, A_DIM},             // kDim
-    {COLOR_GREEN, A_NORMAL}, // kBar
-    {COLOR_CYAN, A_BOLD},    // kKey
+    {-1, A_NORMAL},           // kNormal
+    {COLOR_CYAN, A_BOLD},     // kTitle
+    {-1, A_BOLD},             // kHeader
+    {COLOR_GREEN, A_NORMAL},  // kGood
+    {COLOR_YELLOW, A_BOLD},   // kWarning
+    {COLOR_RED, A_BOLD},      // kBad
+    {-1, A_DIM},              // kDim
+    {COLOR_GREEN, A_NORMAL},  // kBar
+    {COLOR_CYAN, A_BOLD},     // kKey
 };
 
 }  // namespace
@@ -48,7 +48,8 @@ Terminal::Terminal() {
   if (colour_) {
     start_color();
     use_default_colors();
-    for (short i = 0; i < static_cast<short>(std::size(kLooks)); ++i) init_pair(i + 1, kLooks[i].foreground, -1);
+    for (short i = 0; i < static_cast<short>(std::size(kLooks)); ++i)
+      init_pair(i + 1, kLooks[i].foreground, -1);
   }
 }
 

@@ -13,8 +13,8 @@ const char* sort_column(ProcessSort sort);
 
 struct ViewState {
   ProcessSort sort = ProcessSort::kMemory;
-  bool descending = true;      // the largest first (the most recent pid, the last name, for text columns)
-  std::string filter;          // processes whose user, command, workload or GPU holds it (any case)
+  bool descending = true;       // the largest first (the most recent pid, the last name, for text columns)
+  std::string filter;           // processes whose user, command, workload or GPU holds it (any case)
   bool editing_filter = false;  // typing after "/": Enter applies, Esc drops
   std::string filter_draft;
   bool help = false;
