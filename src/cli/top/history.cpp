@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cli/top/gpu_readings.h"
+#include "cli/gpu_readings.h"
 
 namespace gpuwatch::top {
 namespace {

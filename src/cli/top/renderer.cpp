@@ -6,7 +6,7 @@
 #include <ctime>
 
 #include "cli/status_table.h"
-#include "cli/top/gpu_readings.h"
+#include "cli/gpu_readings.h"
 #include "cli/top/keys.h"
 #include "cli/top/line_builder.h"
 #include "cli/top/plot.h"

@@ -1,6 +1,6 @@
-#include "cli/top/gpu_readings.h"
+#include "cli/gpu_readings.h"
 
-namespace gpuwatch::top {
+namespace gpuwatch {
 namespace {
 
 std::optional<double> value(const DeviceSnapshot& d, Metric m, std::string_view label0 = {}) {
@@ -31,4 +31,4 @@ GpuReadings readings_of(const DeviceSnapshot& d) {
   return r;
 }
 
-}  // namespace gpuwatch::top
+}  // namespace gpuwatch

@@ -1,5 +1,5 @@
-// The readings top draws for one GPU, taken out of its snapshot once: the bars, the plots and the tests read
-// the same numbers.
+// The readings `top` draws for one GPU and `status` prints, taken out of its snapshot once: the bars, the
+// plots, the table and the tests read the same numbers (the throttle reasons, utilization or SM activity).
 #pragma once
 
 #include <optional>
@@ -7,7 +7,7 @@
 
 #include "core/snapshot.h"
 
-namespace gpuwatch::top {
+namespace gpuwatch {
 
 struct GpuReadings {
   std::optional<double> utilization;  // 0..1; SM activity on a MIG instance, where NVML has no utilization
@@ -21,4 +21,4 @@ struct GpuReadings {
 
 GpuReadings readings_of(const DeviceSnapshot& device);
 
-}  // namespace gpuwatch::top
+}  // namespace gpuwatch
