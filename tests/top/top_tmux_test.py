@@ -202,7 +202,12 @@ class TopTest(unittest.TestCase):
     def test_mig_instances_under_their_gpu(self):
         t = self.start_local(scenario=MIG)
         screen = t.wait_text("MIG ")
-        self.assertRegex(screen, r"(?m)^\s+MIG \d+/\d+/\d+\s+.*SM \[.*MEM \[")
+        self.assertIn("4 GPU(s), 6 MIG", screen)
+        lines = screen.splitlines()
+        # Each instance under its GPU, named by the GPU's index, its GPU and compute instance, its profile.
+        gpu1 = next(i for i, l in enumerate(lines) if re.match(r"^1\s+NVIDIA A100", l))
+        self.assertRegex(lines[gpu1 + 2], r"^\s+MIG 1/5/0\s+4g\.40gb\s+SM \[.*MEM \[.*36\.0G/39\.2G\]\s+1 proc")
+        self.assertRegex(lines[gpu1 + 3], r"^\s+MIG 1/1/0\s+3g\.40gb\s+SM \[.*0 proc")
 
     def test_reads_a_running_agent(self):
         port = free_port()

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "cli/status_table.h"
-
 namespace gpuwatch::top {
 namespace {
 
@@ -48,6 +46,17 @@ bool less_by(ProcessSort sort, const ProcessRow& a, const ProcessRow& b) {
 
 }  // namespace
 
+std::string device_label(const Snapshot& snapshot, const DeviceSnapshot& device) {
+  const DeviceIdentity& id = device.identity;
+  if (!id.is_mig_instance) return std::to_string(id.index);
+  unsigned gpu = id.index;
+  for (const auto& d : snapshot.devices) {
+    if (!d.identity.is_mig_instance && d.identity.uuid == id.parent_uuid) gpu = d.identity.index;
+  }
+  return std::to_string(gpu) + "/" + std::to_string(id.gpu_instance_id) + "/" +
+         std::to_string(id.compute_instance_id);
+}
+
 std::string workload_text(const procfs::Workload& w) {
   if (!w.pod_uid.empty()) return "pod " + w.pod_uid;
   if (!w.slurm_job.empty()) return "job " + w.slurm_job;
@@ -61,7 +70,7 @@ std::vector<ProcessRow> process_rows(const TopFrame& frame, const ViewState& vie
   for (std::size_t i = 0; i < devices.size(); ++i) {
     for (const auto& p : devices[i].processes) {
       ProcessRow row;
-      row.gpu = gpu_label(devices[i]);
+      row.gpu = device_label(*frame.snapshot, devices[i]);
       row.gpu_order = static_cast<unsigned>(i);
       row.pid = p.pid;
       row.user = p.user.empty() ? "-" : p.user;

@@ -23,6 +23,10 @@ struct ProcessRow {
   std::string command;       // the command line, else the process name
 };
 
+// A GPU by its index; a MIG instance as <its GPU's index>/<GPU instance>/<compute instance>, so that it reads
+// as part of the GPU it is drawn under.
+std::string device_label(const Snapshot& snapshot, const DeviceSnapshot& device);
+
 // "pod 1b2c...", "job 4242", "ctr containerd://ab12..."; "" when the process runs in no workload.
 std::string workload_text(const procfs::Workload& w);
 

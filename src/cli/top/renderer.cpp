@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <ctime>
 
-#include "cli/status_table.h"
 #include "cli/gpu_readings.h"
 #include "cli/top/keys.h"
 #include "cli/top/line_builder.h"
@@ -91,7 +90,10 @@ ScreenLine node_line(const TopFrame* frame, const RenderContext& ctx, std::size_
   const Snapshot& s = *frame->snapshot;
   // Most telling first: a narrow terminal cuts the driver's versions before the source and the time.
   line.add("  " + (s.node.hostname.empty() ? std::string("?") : s.node.hostname));
-  line.add(fmt("  %zu GPU(s)", s.devices.size()));
+  const auto mig = std::count_if(s.devices.begin(), s.devices.end(),
+                                 [](const DeviceSnapshot& d) { return d.identity.is_mig_instance; });
+  line.add(fmt("  %td GPU(s)", static_cast<std::ptrdiff_t>(s.devices.size()) - mig));
+  if (mig > 0) line.add(fmt(", %td MIG", mig));
   line.add("  at " + clock_time(s.timestamp_ms));
   line.add("  " + frame->origin, Style::kDim);
   line.add("  every " + format_duration(ctx.interval), Style::kDim);
@@ -105,7 +107,7 @@ void gpu_lines(const DeviceSnapshot& d, const Health& health, const Layout& layo
                std::vector<ScreenLine>& out) {
   const GpuReadings r = readings_of(d);
   LineBuilder first(layout.cols);
-  first.add(fit(gpu_label(d), 4), Style::kHeader).add(" ");
+  first.add(fit(std::to_string(d.identity.index), 4), Style::kHeader).add(" ");
   first.add(fit(d.identity.name, 20)).add(" ");
   first.add("UTIL ", Style::kDim)
       .add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""),
@@ -141,11 +143,15 @@ void gpu_lines(const DeviceSnapshot& d, const Health& health, const Layout& layo
 }
 
 // A MIG instance in one line, under its GPU.
-ScreenLine mig_line(const DeviceSnapshot& d, const Health& health, const Layout& layout) {
+ScreenLine mig_line(const Snapshot& snap, const DeviceSnapshot& d, const Health& health,
+                    const Layout& layout) {
   const GpuReadings r = readings_of(d);
   LineBuilder line(layout.cols);
-  line.add("  MIG " + fit(gpu_label(d), 7), Style::kHeader);
-  line.add(fit(d.identity.name, 14)).add(" SM ", Style::kDim);
+  line.add("  MIG " + fit(device_label(snap, d), 7), Style::kHeader);
+  // Its profile ("3g.40gb"): the model is its GPU's, on the line above.
+  const std::string& name = d.identity.name;
+  const auto profile = name.rfind("MIG ");
+  line.add(fit(profile == std::string::npos ? name : name.substr(profile + 4), 14)).add(" SM ", Style::kDim);
   line.add(bar(r.utilization, layout.bar, r.utilization ? fmt("%.0f%%", *r.utilization * 100) : ""),
            Style::kBar);
   line.add("  MEM ", Style::kDim).add(memory_bar(r, layout.bar), Style::kBar);
@@ -163,7 +169,7 @@ std::vector<ScreenLine> gpu_block(const TopFrame& frame, const Layout& layout) {
     gpu_lines(devices[i], frame.health.at(i), layout, frame.snapshot->timestamp_ms, out);
     for (std::size_t j = 0; j < devices.size(); ++j) {
       if (devices[j].identity.is_mig_instance && devices[j].identity.parent_uuid == devices[i].identity.uuid)
-        out.push_back(mig_line(devices[j], frame.health.at(j), layout));
+        out.push_back(mig_line(*frame.snapshot, devices[j], frame.health.at(j), layout));
     }
   }
   return out;
@@ -182,7 +188,7 @@ std::vector<ScreenLine> plot_block(const TopFrame& frame, const History& history
     if (d.identity.is_mig_instance) continue;
     const GpuHistory& h = history.of(d.identity.uuid);
     LineBuilder line(cols);
-    line.add(fit("GPU " + gpu_label(d), 10), Style::kDim);
+    line.add(fit("GPU " + std::to_string(d.identity.index), 10), Style::kDim);
     line.add(sparkline(h.utilization, width), Style::kGood).add("      ");
     line.add(sparkline(h.memory, width), Style::kBar);
     out.push_back(line.take());
