@@ -2,6 +2,7 @@
 // a block per GPU with bars and health marks, history plots, the alerts that hold, a process table sorted and
 // filtered by key, and a help line. It reads a running agent (--url) or the GPUs itself (the agent's
 // collector, on a thread of its own): either way the drawing thread never waits for a device or the network.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -26,20 +27,26 @@ struct TopArgs {
   std::unique_ptr<AgentFlags> flags;
 };
 
-// Draws at every interval and after every key, until q, SIGINT, SIGTERM or SIGHUP.
+// Draws each new reading, at every interval (ages move on) and after every key, until q, SIGINT, SIGTERM or
+// SIGHUP.
 void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, const SignalWaiter& signals) {
   top::Terminal terminal;
   top::ViewState view;
   top::History history;
   auto next_draw = std::chrono::steady_clock::now();
   bool dirty = true;
+  SnapshotPtr drawn;  // the snapshot on the screen: a new one is drawn as soon as it comes
   while (!view.quit && signals.poll() == 0) {
     const auto now = std::chrono::steady_clock::now();
+    const top::FramePtr frame = source.latest();
+    if (frame && frame->snapshot != drawn) dirty = true;
     if (dirty || now >= next_draw) {
-      const top::FramePtr frame = source.latest();
-      if (frame) history.add(*frame);
+      if (frame) {
+        history.add(*frame);
+        drawn = frame->snapshot;
+      }
       terminal.paint(top::render(frame.get(), history, view, {terminal.size(), interval, wall_unix_ms()}));
-      if (now >= next_draw) next_draw = std::max(next_draw + interval, now);
+      next_draw = now + interval;  // the next draw: a new reading, a key, or an interval without either
       dirty = false;
     }
     // Short waits, so a signal is seen within a tenth of a second even at a long interval.
