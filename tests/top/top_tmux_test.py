@@ -38,7 +38,7 @@ class Tmux:
     def __init__(self, folder, command, cols=120, rows=40):
         self.socket = os.path.join(folder, "tmux.sock")
         # The shell stays after top exits so that the screen it leaves (and stty's modes) can be read.
-        script = f"echo BEFORE-TOP; {command}; echo EXIT=$?; stty -a; sleep 120"
+        script = f"echo BEFORE-TOP; {command}; echo EXIT=$?; stty -a; echo END-STTY; sleep 120"
         self.run("new-session", "-d", "-s", "top", "-x", str(cols), "-y", str(rows), script)
 
     def run(self, *args):
@@ -163,7 +163,7 @@ class TopTest(unittest.TestCase):
         t.keys("x")
         t.wait_for(lambda s: "KEYS" not in s and "finetune.py" in s, "the screen after the help")
         t.keys("q")
-        self.assert_restored(t.wait_text("EXIT="))
+        self.assert_restored(t.wait_text("END-STTY"))
 
     def test_a_hung_gpu_is_stale_while_the_screen_keeps_updating(self):
         # Six seconds before GPU 5's calls start to hang.
@@ -185,7 +185,10 @@ class TopTest(unittest.TestCase):
         t.wait_text("finetune.py")
         for cols, rows in ((80, 24), (160, 50)):
             t.run("resize-window", "-t", "top", "-x", str(cols), "-y", str(rows))
-            screen = t.wait_for(lambda s: len(s.splitlines()) == rows and "q quit" in s.splitlines()[-1],
+            # Redrawn for the new size (tmux shows the old frame cut until top draws again): the node line
+            # on top, every GPU, the help line at the bottom.
+            screen = t.wait_for(lambda s: len(s.splitlines()) == rows and s.startswith("gpuwatch top") and
+                                "q quit" in s.splitlines()[-1] and re.search(r"(?m)^7\s+NVIDIA H200", s),
                                 f"a {cols}x{rows} screen")
             self.assertTrue(all(len(l) <= cols for l in screen.splitlines()), screen)
             self.assertRegex(screen, r"(?m)^7\s+NVIDIA H200")
@@ -197,7 +200,7 @@ class TopTest(unittest.TestCase):
         t = self.start_local()
         t.wait_text("finetune.py")
         os.kill(self.top_pid(), signal.SIGTERM)
-        self.assert_restored(t.wait_text("EXIT="))
+        self.assert_restored(t.wait_text("END-STTY"))
 
     def test_mig_instances_under_their_gpu(self):
         t = self.start_local(scenario=MIG)
@@ -240,7 +243,7 @@ class TopTest(unittest.TestCase):
         self.agent = None
         self.tmux.wait_text("no answer from the agent")
         self.tmux.keys("q")
-        self.assert_restored(self.tmux.wait_text("EXIT="))
+        self.assert_restored(self.tmux.wait_text("END-STTY"))
 
 
 if __name__ == "__main__":
