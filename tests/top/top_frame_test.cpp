@@ -4,9 +4,11 @@
 
 #include <curses.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "cli/top/agent_frame.h"
+#include "cli/top/agent_history.h"
 #include "cli/top/history.h"
 #include "cli/top/keys.h"
 #include "cli/top/plot.h"
@@ -209,6 +211,43 @@ TEST(History, OnePointPerSnapshotAndNoneForAStaleGpu) {
   history.add(frame);  // the same snapshot again: no new point
   EXPECT_EQ(history.of(frame.snapshot->devices[0].identity.uuid).utilization.size(), 1U);
   EXPECT_TRUE(history.of(frame.snapshot->devices[2].identity.uuid).utilization.empty()) << "GPU 2 is stale";
+}
+
+// The agent's range answers become the plots' first points, a step without a value a gap.
+TEST(History, StartsWithWhatTheAgentRemembers) {
+  const auto matrix = [](const char* uuid, nlohmann::json values) {
+    return nlohmann::json{
+        {"status", "success"},
+        {"data",
+         {{"resultType", "matrix"},
+          {"result", {{{"metric", {{"uuid", uuid}, {"gpu", "0"}}}, {"values", std::move(values)}}}}}}};
+  };
+  const std::array<nlohmann::json, 4> answers = {
+      matrix("GPU-a", {{100, "0.5"}, {102, "0.75"}}), matrix("GPU-a", {{101, "0.25"}}),
+      nlohmann::json{{"status", "error"}}, matrix("GPU-b", {{103, "0.6"}, {999, "1"}})};
+  const auto earlier = history_from_agent(answers, 100, 1, 4);
+  ASSERT_EQ(earlier.size(), 2U);
+  const GpuHistory& a = earlier.at("GPU-a");
+  ASSERT_EQ(a.utilization.size(), 4U);
+  EXPECT_EQ(a.utilization[0], 0.5);
+  EXPECT_TRUE(std::isnan(a.utilization[1]));
+  EXPECT_EQ(a.utilization[2], 0.75);
+  EXPECT_EQ(a.memory[1], 0.25);
+  EXPECT_TRUE(a.power.empty()) << "the power query failed: no points, not zeros";
+  EXPECT_EQ(earlier.at("GPU-b").temperature.back(), 0.6) << "a point past the range is left out";
+
+  // The first frame brings it; the frame's own reading follows.
+  TopFrame frame = agent_frame(*node());
+  auto moved = std::make_shared<std::map<std::string, GpuHistory>>(earlier);
+  (*moved)[frame.snapshot->devices[0].identity.uuid] = a;
+  frame.earlier = moved;
+  History history(3);
+  history.add(frame);
+  const GpuHistory& gpu0 = history.of(frame.snapshot->devices[0].identity.uuid);
+  ASSERT_EQ(gpu0.utilization.size(), 3U) << "cut to the history's points";
+  EXPECT_EQ(gpu0.utilization[0], 0.75) << "the agent's newest points: 0.75 and a gap";
+  EXPECT_TRUE(std::isnan(gpu0.utilization[1]));
+  EXPECT_NEAR(gpu0.utilization[2], 0.87, 1e-9) << "then the frame's own reading";
 }
 
 }  // namespace

@@ -228,9 +228,16 @@ class TopTest(unittest.TestCase):
                 break
             except OSError:
                 time.sleep(0.1)
+        time.sleep(6)  # the agent's history grows a few points before top starts
+        started = time.monotonic()
         self.tmux = Tmux(self.folder, f"env LANG=C.UTF-8 {GPUWATCH} top --url http://127.0.0.1:{port} "
                          f"--interval 500ms")
         screen = self.tmux.wait_text("finetune.py")
+        # The plots start with what the agent remembers: more points than top has drawn frames itself.
+        plot = re.search(r"(?m)^GPU 0 +([▁▂▃▄▅▆▇█]+)", screen)
+        self.assertIsNotNone(plot, screen)
+        own = (time.monotonic() - started) / 0.5 + 1
+        self.assertGreater(len(plot.group(1)), min(own, 8), screen)
         self.assertIn(f"agent http://127.0.0.1:{port}", screen)
         self.assertRegex(screen, r"(?m)^0\s+NVIDIA H200\s+UTIL \[")
         self.assertRegex(screen, r"mchen\s+.*job 48213\s+python3 finetune.py")

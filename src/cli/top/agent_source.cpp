@@ -2,11 +2,15 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "cli/top/agent_frame.h"
+#include "cli/top/agent_history.h"
 #include "core/wall_clock.h"
 
 namespace gpuwatch::top {
@@ -36,6 +40,29 @@ nlohmann::json get_json(httplib::Client& client, const std::string& url, std::st
   return body;
 }
 
+// What the agent's history holds of the last kHistoryPoints intervals, for the plots; null when it cannot say
+// (no history: the agent runs with --store none, or an older agent).
+std::shared_ptr<const std::map<std::string, GpuHistory>> ask_history(httplib::Client& client,
+                                                                     const std::string& base,
+                                                                     std::chrono::milliseconds interval) {
+  constexpr std::size_t kHistoryPoints = 300;
+  const double step = std::max(static_cast<double>(interval.count()) / 1000.0, 1.0);
+  const double end = std::floor(static_cast<double>(wall_unix_ms()) / 1000.0);
+  const double start = end - step * (kHistoryPoints - 1);
+  std::array<nlohmann::json, 4> answers;
+  for (std::size_t i = 0; i < kHistoryQueries.size(); ++i) {
+    const httplib::Params params{{"query", std::string(kHistoryQueries[i])},
+                                 {"start", std::to_string(start)},
+                                 {"end", std::to_string(end)},
+                                 {"step", std::to_string(step)}};
+    const auto res = client.Get(base + "/api/v1/query_range", params, httplib::Headers{});
+    if (!res || res->status != 200) return nullptr;
+    answers[i] = nlohmann::json::parse(res->body, nullptr, false);
+  }
+  return std::make_shared<const std::map<std::string, GpuHistory>>(
+      history_from_agent(answers, start, step, kHistoryPoints));
+}
+
 // The last frame with what went wrong, or a frame without GPUs when there was never one.
 FramePtr with_problem(const FramePtr& last, const std::string& origin, const std::string& problem) {
   auto frame = last ? std::make_shared<TopFrame>(*last) : std::make_shared<TopFrame>();
@@ -51,6 +78,7 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
   client.set_read_timeout(std::chrono::seconds(5));
   client.set_keep_alive(true);
   const std::string base = shared.path == "/" ? "" : shared.path;
+  bool asked_history = false;
   while (!stop.stop_requested()) {
     const auto next = std::chrono::steady_clock::now() + shared.interval;
     std::string problem;
@@ -65,6 +93,9 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
         frame->received_ms = wall_unix_ms();
         // The GPUs are current; only the alerts are missing.
         if (!alerts_problem.empty()) frame->problem = "alerts: " + alerts_problem;
+        // Once, with the first frame: the plots start with what the agent remembers.
+        if (!asked_history) frame->earlier = ask_history(client, base, shared.interval);
+        asked_history = true;
         fresh = std::move(frame);
       } catch (const std::exception& e) {
         problem = e.what();

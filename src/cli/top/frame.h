@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/top/gpu_history.h"
 #include "core/snapshot.h"
 #include "rules/health.h"
 #include "sources/procfs/workload.h"
@@ -33,6 +34,8 @@ struct TopFrame {
   std::string origin;                              // "agent http://..." or "NVML <library>"
   std::string problem;  // why this frame's readings are old (the agent did not answer); "" when fresh
   std::int64_t received_ms = 0;  // wall clock when the source got the snapshot
+  // What the source knew from before its first snapshot (an agent's history), by GPU UUID; null when nothing.
+  std::shared_ptr<const std::map<std::string, GpuHistory>> earlier;
 };
 
 using FramePtr = std::shared_ptr<const TopFrame>;

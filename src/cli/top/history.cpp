@@ -25,6 +25,16 @@ void push(std::deque<double>& series, double v, std::size_t points) {
 void History::add(const TopFrame& frame) {
   if (!frame.snapshot || frame.snapshot->sequence == last_sequence_) return;
   last_sequence_ = frame.snapshot->sequence;
+  if (frame.earlier) {
+    for (const auto& [uuid, earlier] : *frame.earlier) {
+      if (gpus_.count(uuid) != 0) continue;
+      GpuHistory& h = gpus_[uuid];
+      h = earlier;
+      for (auto* series : {&h.utilization, &h.memory, &h.power, &h.temperature}) {
+        while (series->size() > points_) series->pop_front();
+      }
+    }
+  }
   for (const auto& d : frame.snapshot->devices) {
     // A stale GPU's values are its last read's: plotting them again would draw a flat line that never was.
     if (d.state != DeviceState::kOk) continue;

@@ -10,18 +10,15 @@
 #include <string>
 
 #include "cli/top/frame.h"
+#include "cli/top/gpu_history.h"
 
 namespace gpuwatch::top {
-
-struct GpuHistory {
-  // Each 0..1 (power of its limit, temperature of 100 C); NaN where the GPU gave no value that tick.
-  std::deque<double> utilization, memory, power, temperature;
-};
 
 class History {
  public:
   explicit History(std::size_t points = 512) : points_(points) {}
-  // Adds the frame's readings unless its snapshot was added already.
+  // Adds the frame's readings unless its snapshot was added already; the history it brings (an agent's)
+  // first, for the GPUs without one yet.
   void add(const TopFrame& frame);
   // The GPU's history; empty when it has none.
   const GpuHistory& of(const std::string& uuid) const;
