@@ -6,6 +6,7 @@
 #                                                "one next to gpuwatch" that --sim-scenario loads; never on the
 #                                                library path, where it would shadow the driver's NVML
 #   share/gpuwatch/scenarios/*.yaml              the simulator's scenarios (game days, trying gpuwatch out)
+#   share/gpuwatch/grafana/*.json                the Grafana dashboards (deploy/grafana)
 #   share/doc/gpuwatch/                          README, install and configuration guides, runbooks (the binary
 #                                                embeds them too), example config and systemd drop-ins
 #   share/man/man1/gpuwatch.1.gz                 the manual page
@@ -36,6 +37,9 @@ install(FILES ${GPUWATCH_INSTALL_FILES}/libnvidia-ml.so.1 DESTINATION ${GPUWATCH
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scenarios/ DESTINATION ${GPUWATCH_INSTALL_SCENARIODIR}
         FILES_MATCHING PATTERN "*.yaml" PATTERN "tests" EXCLUDE)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/grafana/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuwatch/grafana
+        FILES_MATCHING PATTERN "*.json")
 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/install.md
               ${PROJECT_SOURCE_DIR}/docs/configuration.md ${PROJECT_SOURCE_DIR}/docs/alerting.md

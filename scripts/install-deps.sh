@@ -13,7 +13,7 @@ packages=(
   cmake ninja-build g++ pkg-config make libgtest-dev libgmock-dev
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
-  libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev
+  libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev libncurses-dev
   # packaging: the .deb (CPack's DEB generator: dpkg-deb, dpkg-shlibdeps, file)
   dpkg-dev file gzip
 )
@@ -21,6 +21,8 @@ if [ "${1:-all}" != "build" ]; then
   packages+=(
     # tests (clang and its runtime libraries for the sanitizer build and the fuzz targets)
     clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
+    # gpuwatch top's tests drive it in a tmux session (send-keys, capture-pane)
+    tmux procps
     # install tests: the package's checks, the unit's (systemd-analyze), the manifests' schemas (node, npm)
     lintian systemd util-linux nodejs
     # the web dashboards' browser tests (driven by playwright-core from web/node_modules)

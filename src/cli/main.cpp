@@ -1,4 +1,5 @@
-// gpuwatch: one binary, one subcommand per job (agent, status, config, sim, query, alerts, import, store).
+// gpuwatch: one binary, one subcommand per job (agent, status, top, config, sim, query, alerts, import,
+// store).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   gpuwatch::add_alerts_command(app, action);
   gpuwatch::add_import_command(app, action);
   gpuwatch::add_store_command(app, action);
+  gpuwatch::add_top_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -23,4 +23,10 @@ int SignalWaiter::wait() const {
   return sig;
 }
 
+int SignalWaiter::poll() const {
+  const timespec now{};
+  const int sig = sigtimedwait(&set_, nullptr, &now);
+  return sig > 0 ? sig : 0;
+}
+
 }  // namespace gpuwatch

@@ -16,6 +16,9 @@ class SignalWaiter {
 
   // Blocks until one of the signals arrives and returns its number.
   int wait() const;
+  // The signal that arrived since the last call, without waiting; 0 when none did (a loop that draws
+  // between keys, as top's, asks between redraws).
+  int poll() const;
 
  private:
   sigset_t set_{};

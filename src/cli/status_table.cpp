@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/gpu_readings.h"
 #include "cli/text_table.h"
 #include "rules/health.h"
 
@@ -46,14 +47,7 @@ std::string clock_cell(const DeviceSnapshot& d) {
 }
 
 std::string throttle_cell(const DeviceSnapshot& d) {
-  std::string reasons;
-  for (const auto& s : d.samples) {
-    // gpu_idle is the normal state of an idle GPU, not worth a column.
-    if (s.metric == Metric::kClockEventActive && s.value > 0 && s.labels[0] != "gpu_idle") {
-      if (!reasons.empty()) reasons += ",";
-      reasons += s.labels[0];
-    }
-  }
+  const std::string reasons = readings_of(d).throttle;
   return reasons.empty() ? "none" : reasons;
 }
 

@@ -69,12 +69,14 @@ struct AgentOptions {
 
 // The commands that take a setting, as bits of an OptionCommands set. The agent takes every setting;
 // `status`, one reading of the GPUs and its verdict, the settings that change what it reads or how it judges
-// it; the simulator's tree writers the scenario, the library and the tree they write.
+// it; `top` the same as status, and the interval it reads and draws at; the simulator's tree writers the
+// scenario, the library and the tree they write.
 enum OptionCommand : unsigned {
   kAgentCommand = 1U << 0,
   kStatusCommand = 1U << 1,
   kSimProcTreeCommand = 1U << 2,
   kSimSysfsTreeCommand = 1U << 3,
+  kTopCommand = 1U << 4,
 };
 using OptionCommands = unsigned;
 

@@ -121,15 +121,16 @@ std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view 
 
 // Beside the agent: what one reading of the GPUs (`status`) uses, and what every command that opens the NVML
 // library takes.
-constexpr OptionCommands kReading = kAgentCommand | kStatusCommand;
+constexpr OptionCommands kReading = kAgentCommand | kStatusCommand | kTopCommand;
 constexpr OptionCommands kEveryCommand = kReading | kSimProcTreeCommand | kSimSysfsTreeCommand;
 
 std::vector<OptionSpec> make_table() {
   std::vector<OptionSpec> table = {{
       {"listen", "ADDR:PORT", "Address to serve /metrics and the API on", false, apply_listen,
        string_getter(&AgentOptions::listen)},
-      duration_option({"interval", "Sampling interval (10ms and up)", true}, &AgentOptions::interval,
-                      {.min = 10ms, .example = "1s"}),
+      duration_option({"interval", "Sampling interval (10ms and up); top's redraw interval", true,
+                       kAgentCommand | kTopCommand},
+                      &AgentOptions::interval, {.min = 10ms, .example = "1s"}),
       duration_option(
           {"deadline",
            "Per-GPU read deadline; a GPU that misses it is marked stale (default 80% of interval)", true,
@@ -263,6 +264,7 @@ std::string option_command_names(OptionCommands commands) {
   static constexpr std::pair<OptionCommand, std::string_view> kNames[] = {
       {kAgentCommand, "agent"},
       {kStatusCommand, "status"},
+      {kTopCommand, "top"},
       {kSimProcTreeCommand, "sim proc-tree"},
       {kSimSysfsTreeCommand, "sim sysfs-tree"},
   };

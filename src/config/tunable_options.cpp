@@ -134,7 +134,7 @@ OptionSpec tunable_option(const rules::Tunable& t, std::string_view key) {
           },
           [&t](const AgentOptions& o) { return show_tunable(t, o.detectors.value(t)); },
           // `status` judges its one reading by the same settings.
-          kAgentCommand | kStatusCommand};
+          kAgentCommand | kStatusCommand | kTopCommand};
 }
 
 // The tunables of every detector of the table, in its order, each beside its option's name (kept for the

@@ -213,10 +213,17 @@ TEST(OptionTable, TheAgentTakesEverySettingAndStatusOnlyWhatOneReadingUses) {
   for (const char* key : {"listen", "interval", "data_dir", "store", "alertmanager_url", "http_workers",
                           "log_level", "naming", "external_url"})
     EXPECT_FALSE(find_option(key)->taken_by(kStatusCommand)) << key;
-  EXPECT_EQ(option_command_names(find_option("proc_root")->commands), "agent, status, sim proc-tree");
-  EXPECT_EQ(option_command_names(find_option("sysfs_root")->commands), "agent, status, sim sysfs-tree");
+  // top reads the GPUs as status does, and reads and draws at an interval.
+  for (const auto& spec : option_table()) {
+    EXPECT_TRUE(!spec.taken_by(kStatusCommand) || spec.taken_by(kTopCommand)) << spec.key;
+  }
+  EXPECT_TRUE(find_option("interval")->taken_by(kTopCommand));
+  EXPECT_FALSE(find_option("listen")->taken_by(kTopCommand));
+  EXPECT_EQ(option_command_names(find_option("proc_root")->commands), "agent, status, top, sim proc-tree");
+  EXPECT_EQ(option_command_names(find_option("sysfs_root")->commands), "agent, status, top, sim sysfs-tree");
   EXPECT_EQ(option_command_names(find_option("nvml_library")->commands),
-            "agent, status, sim proc-tree, sim sysfs-tree");
+            "agent, status, top, sim proc-tree, sim sysfs-tree");
+  EXPECT_EQ(option_command_names(find_option("interval")->commands), "agent, top");
   EXPECT_EQ(option_command_names(find_option("listen")->commands), "agent");
 }
 

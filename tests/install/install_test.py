@@ -132,6 +132,7 @@ def expected_files():
         "usr/share/doc/gpuwatch/examples/gpuwatch.service.d/process-libraries.conf",
     }
     files |= {"usr/share/gpuwatch/scenarios/" + os.path.basename(p) for p in sources("scenarios/*.yaml")}
+    files |= {"usr/share/gpuwatch/grafana/" + os.path.basename(p) for p in sources("deploy/grafana/*.json")}
     files |= {"usr/share/doc/gpuwatch/runbooks/" + os.path.basename(p) for p in sources("docs/runbooks/*.md")}
     return files
 

@@ -1,0 +1,129 @@
+#include "cli/top/agent_source.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "cli/top/agent_frame.h"
+#include "cli/top/agent_history.h"
+#include "core/wall_clock.h"
+
+namespace gpuwatch::top {
+
+struct AgentSource::Shared {
+  std::string origin, path;
+  std::chrono::milliseconds interval;
+  std::mutex mutex;
+  std::condition_variable_any wake;
+  FramePtr frame;  // guarded by mutex
+};
+
+namespace {
+
+// One GET of the agent's JSON; sets `problem` and returns null when there is no usable answer.
+nlohmann::json get_json(httplib::Client& client, const std::string& url, std::string& problem) {
+  const auto res = client.Get(url);
+  if (!res) {
+    problem = "no answer from the agent (" + httplib::to_string(res.error()) + ")";
+    return nullptr;
+  }
+  auto body = nlohmann::json::parse(res->body, nullptr, false);
+  if (res->status != 200 || body.is_discarded()) {
+    problem = url + " answered HTTP " + std::to_string(res->status) + ": " + res->body.substr(0, 120);
+    return nullptr;
+  }
+  return body;
+}
+
+// What the agent's history holds of the last kHistoryPoints intervals, for the plots; null when it cannot say
+// (no history: the agent runs with --store none, or an older agent).
+std::shared_ptr<const std::map<std::string, GpuHistory>> ask_history(httplib::Client& client,
+                                                                     const std::string& base,
+                                                                     std::chrono::milliseconds interval) {
+  constexpr std::size_t kHistoryPoints = 300;
+  const double step = std::max(static_cast<double>(interval.count()) / 1000.0, 1.0);
+  const double end = std::floor(static_cast<double>(wall_unix_ms()) / 1000.0);
+  const double start = end - step * (kHistoryPoints - 1);
+  std::array<nlohmann::json, 4> answers;
+  for (std::size_t i = 0; i < kHistoryQueries.size(); ++i) {
+    const httplib::Params params{{"query", std::string(kHistoryQueries[i])},
+                                 {"start", std::to_string(start)},
+                                 {"end", std::to_string(end)},
+                                 {"step", std::to_string(step)}};
+    const auto res = client.Get(base + "/api/v1/query_range", params, httplib::Headers{});
+    if (!res || res->status != 200) return nullptr;
+    answers[i] = nlohmann::json::parse(res->body, nullptr, false);
+  }
+  return std::make_shared<const std::map<std::string, GpuHistory>>(
+      history_from_agent(answers, start, step, kHistoryPoints));
+}
+
+// The last frame with what went wrong, or a frame without GPUs when there was never one.
+FramePtr with_problem(const FramePtr& last, const std::string& origin, const std::string& problem) {
+  auto frame = last ? std::make_shared<TopFrame>(*last) : std::make_shared<TopFrame>();
+  if (!frame->snapshot) frame->snapshot = std::make_shared<Snapshot>();
+  frame->origin = "agent " + origin;
+  frame->problem = problem;
+  return frame;
+}
+
+void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
+  httplib::Client client(shared.origin);
+  client.set_connection_timeout(std::chrono::seconds(2));
+  client.set_read_timeout(std::chrono::seconds(5));
+  client.set_keep_alive(true);
+  const std::string base = shared.path == "/" ? "" : shared.path;
+  bool asked_history = false;
+  while (!stop.stop_requested()) {
+    const auto next = std::chrono::steady_clock::now() + shared.interval;
+    std::string problem;
+    const auto gpus = get_json(client, base + "/api/v1/gpus", problem);
+    std::string alerts_problem;
+    const auto alerts = gpus.is_null() ? nullptr : get_json(client, base + "/api/v1/alerts", alerts_problem);
+    FramePtr fresh;
+    if (!gpus.is_null()) {
+      try {
+        auto frame = std::make_shared<TopFrame>(frame_from_agent(gpus, alerts));
+        frame->origin = "agent " + shared.origin + base;
+        frame->received_ms = wall_unix_ms();
+        // The GPUs are current; only the alerts are missing.
+        if (!alerts_problem.empty()) frame->problem = "alerts: " + alerts_problem;
+        // Once, with the first frame: the plots start with what the agent remembers.
+        if (!asked_history) frame->earlier = ask_history(client, base, shared.interval);
+        asked_history = true;
+        fresh = std::move(frame);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    {
+      std::unique_lock lock(shared.mutex);
+      shared.frame = fresh ? fresh : with_problem(shared.frame, shared.origin + base, problem);
+      shared.wake.wait_until(lock, stop, next, [] { return false; });
+    }
+  }
+}
+
+}  // namespace
+
+AgentSource::AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval)
+    : shared_(std::make_shared<Shared>()) {
+  shared_->origin = std::move(origin);
+  shared_->path = std::move(path);
+  shared_->interval = interval;
+  worker_ = std::make_unique<AbandonableWorker>(
+      [shared = shared_](const std::stop_token& stop) { poll(*shared, stop); });
+  worker_->start();
+}
+
+FramePtr AgentSource::latest() {
+  std::lock_guard lock(shared_->mutex);
+  return shared_->frame;
+}
+
+}  // namespace gpuwatch::top

@@ -1,0 +1,28 @@
+// Frames from a running agent (`top --url`): a thread of its own asks the agent's /api/v1/gpus and
+// /api/v1/alerts every interval, so a slow or gone agent never holds the screen: the last frame stays, with
+// a problem saying what the agent answered.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "cli/top/frame.h"
+#include "collector/abandonable_worker.h"
+
+namespace gpuwatch::top {
+
+class AgentSource : public FrameSource {
+ public:
+  // `url` is checked by the caller (alerting::split_url): origin "http://host:port", path prefix "" or "/x".
+  AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval);
+  FramePtr latest() override;
+
+  struct Shared;  // what the polling thread and the source share (agent_source.cpp)
+
+ private:
+  std::shared_ptr<Shared> shared_;  // with the polling thread, which may outlive this source
+  std::unique_ptr<AbandonableWorker> worker_;
+};
+
+}  // namespace gpuwatch::top

@@ -1,0 +1,89 @@
+#include "cli/top/terminal.h"
+
+#include <unistd.h>
+
+#include <clocale>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace gpuwatch::top {
+namespace {
+
+// The colour pair of each style: its index is the style's value plus one (pair 0 is the terminal's own).
+struct StyleLook {
+  short foreground;
+  attr_t attributes;
+};
+
+constexpr StyleLook kLooks[] = {
+    {-1, A_NORMAL},           // kNormal
+    {COLOR_CYAN, A_BOLD},     // kTitle
+    {-1, A_BOLD},             // kHeader
+    {COLOR_GREEN, A_NORMAL},  // kGood
+    {COLOR_YELLOW, A_BOLD},   // kWarning
+    {COLOR_RED, A_BOLD},      // kBad
+    {-1, A_DIM},              // kDim
+    {COLOR_GREEN, A_NORMAL},  // kBar
+    {COLOR_CYAN, A_BOLD},     // kKey
+};
+
+}  // namespace
+
+Terminal::Terminal() {
+  if (::isatty(STDOUT_FILENO) != 1 || ::isatty(STDIN_FILENO) != 1)
+    throw std::runtime_error("top draws on a terminal: standard input and output must be one");
+  // The plots' block characters are UTF-8: ncursesw writes them in the user's locale's encoding.
+  std::setlocale(LC_ALL, "");
+  screen_.reset(newterm(nullptr, stdout, stdin));
+  if (!screen_) throw std::runtime_error("the terminal type $TERM is unknown to ncurses");
+  set_term(screen_.get());
+  cbreak();
+  noecho();
+  keypad(stdscr, TRUE);
+  curs_set(0);
+  set_escdelay(25);  // Esc closes the filter at once, not after ncurses's default second
+  // NO_COLOR (no-color.org) asks for plain text; the styles still differ by bold and dim.
+  colour_ = has_colors() && std::getenv("NO_COLOR") == nullptr;
+  if (colour_) {
+    start_color();
+    use_default_colors();
+    for (short i = 0; i < static_cast<short>(std::size(kLooks)); ++i)
+      init_pair(i + 1, kLooks[i].foreground, -1);
+  }
+}
+
+Terminal::~Terminal() {
+  endwin();
+  std::fflush(stdout);
+}
+
+ScreenSize Terminal::size() const {
+  int rows = 0, cols = 0;
+  getmaxyx(stdscr, rows, cols);
+  return {rows, cols};
+}
+
+void Terminal::paint(const Screen& screen) {
+  erase();
+  const ScreenSize s = size();
+  for (int row = 0; row < static_cast<int>(screen.lines.size()) && row < s.rows; ++row) {
+    move(row, 0);
+    for (const Span& span : screen.lines[static_cast<std::size_t>(row)]) {
+      const auto i = static_cast<std::size_t>(span.style);
+      attr_t attributes = kLooks[i].attributes;
+      if (colour_) attributes |= COLOR_PAIR(static_cast<short>(i + 1));
+      attron(attributes);
+      addstr(span.text.c_str());
+      attroff(attributes);
+    }
+  }
+  refresh();
+}
+
+int Terminal::read_key(std::chrono::milliseconds wait) {
+  timeout(static_cast<int>(wait.count()));
+  return getch();
+}
+
+}  // namespace gpuwatch::top
