@@ -17,6 +17,7 @@
 #include "alerting/alerting_service.h"
 #include "detect/detection.h"
 #include "http/http_server.h"
+#include "scrape/scraper.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -103,6 +104,15 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
       error);
   if (!alerts_) throw AgentSetupError("alerting: " + error);
   history_ = open_history(options_);
+  if (!options_.scrape.empty()) {
+    try {
+      scraper_ = std::make_shared<scrape::Scraper>(options_.scrape, options_.proc_root);
+    } catch (const std::invalid_argument& e) {
+      throw AgentSetupError(std::string("scrape: ") + e.what());
+    }
+    spdlog::info("scraping {} target(s){}", options_.scrape.targets.size(),
+                 options_.scrape.discovery.enabled ? " and the services discovered on the GPUs" : "");
+  }
   detection_ = std::make_shared<detect::Detection>(detect::DetectionOptions{options_.detectors});
 
   auto published = std::make_shared<PublishedState>(alerts_, history_);
@@ -139,12 +149,20 @@ SnapshotCallback publish_to(const std::shared_ptr<SinkSet>& sinks) {
   return [sinks](const SnapshotPtr& s) { sinks->publish(s); };
 }
 
+ScrapeSource scrapes_of(const std::shared_ptr<scrape::Scraper>& scraper) {
+  if (!scraper) return {};
+  return [scraper](std::int64_t now_ms, const Snapshot& snapshot, std::chrono::steady_clock::time_point wait) {
+    return scraper->collect(now_ms, snapshot, wait);
+  };
+}
+
 }  // namespace
 
 void Agent::start() {
   if (!listener_) throw std::logic_error("Agent::start called twice");
   started_ = true;
-  current_->running.store(std::make_shared<RunningCollector>(options_, publish_to(sinks_)));
+  current_->running.store(
+      std::make_shared<RunningCollector>(options_, publish_to(sinks_), nullptr, scrapes_of(scraper_)));
   auto listener = std::move(listener_);
   server_->start(std::move(*listener));
 }
@@ -163,7 +181,8 @@ void Agent::reload(AgentOptions reloaded) {
     const auto old = current_->running.load();
     if (old && !old->stop()) clean_ = false;
     const SnapshotPtr last = old ? old->collector()->latest() : nullptr;
-    current_->running.store(std::make_shared<RunningCollector>(reloaded, publish_to(sinks_), last));
+    current_->running.store(
+        std::make_shared<RunningCollector>(reloaded, publish_to(sinks_), last, scrapes_of(scraper_)));
   }
   options_ = std::move(reloaded);
   status_->reloaded(options_);

@@ -74,6 +74,7 @@ void add_sim_command(CLI::App& app, CommandAction& action) {
   CLI::App* sim = app.add_subcommand("sim", "Tools for the bundled NVML simulator");
   sim->require_subcommand(1);
   add_sim_export_command(*sim, action);
+  add_sim_serve_command(*sim, action);
   for (const auto& command : kTreeCommands) {
     CLI::App* tree = sim->add_subcommand(command.name, command.help);
     auto flags = std::make_shared<AgentFlags>(*tree, command.taker, ConfigFlag::kNone);

@@ -45,7 +45,7 @@ std::string gzip_compress(std::string_view data) {
   return out;
 }
 
-std::string gzip_decompress(std::string_view data) {
+std::string gzip_decompress(std::string_view data, std::size_t max_bytes) {
   Stream stream(false);
   z_stream* z = stream.get();
   z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
@@ -59,6 +59,9 @@ std::string gzip_decompress(std::string_view data) {
     rc = inflate(z, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) throw std::runtime_error("gzip: corrupt or truncated input");
     out.append(buf.data(), buf.size() - z->avail_out);
+    if (max_bytes != 0 && out.size() > max_bytes) {
+      throw GzipTooLarge("gzip: the body inflates past " + std::to_string(max_bytes) + " bytes");
+    }
     if (rc == Z_OK && z->avail_in == 0 && z->avail_out != 0)
       throw std::runtime_error("gzip: truncated input");
   }
