@@ -21,16 +21,16 @@ std::string_view to_string(ServiceKind kind) {
 namespace {
 
 ServiceFault read_service_fault(const YamlReader& in, const YAML::Node& node) {
-  in.expect_map(node, "a service fault", {"kind", "at", "duration", "errors", "factor"});
+  in.expect_map(node, "a service fault", {"type", "at", "duration", "errors", "factor"});
   ServiceFault f;
-  if (!node["kind"]) in.fail(node, "a service fault needs a kind (bad_deploy or traffic_spike)");
-  const std::string kind = in.text(node["kind"], "kind");
+  if (!node["type"]) in.fail(node, "a service fault needs a type (bad_deploy or traffic_spike)");
+  const std::string kind = in.text(node["type"], "type");
   if (kind == "bad_deploy") {
     f.kind = ServiceFault::Kind::kBadDeploy;
   } else if (kind == "traffic_spike") {
     f.kind = ServiceFault::Kind::kTrafficSpike;
   } else {
-    in.fail(node["kind"], "expected a service fault kind bad_deploy or traffic_spike, got '" + kind + "'");
+    in.fail(node["type"], "expected a service fault type bad_deploy or traffic_spike, got '" + kind + "'");
   }
   if (!node["at"]) in.fail(node, "a service fault needs 'at' (when it starts, like 5m)");
   f.at = in.seconds(node["at"]);
