@@ -151,9 +151,10 @@ SnapshotCallback publish_to(const std::shared_ptr<SinkSet>& sinks) {
 
 ScrapeSource scrapes_of(const std::shared_ptr<scrape::Scraper>& scraper) {
   if (!scraper) return {};
-  return [scraper](std::int64_t now_ms, const Snapshot& snapshot, std::chrono::steady_clock::time_point wait) {
-    return scraper->collect(now_ms, snapshot, wait);
-  };
+  return
+      [scraper](std::int64_t now_ms, const Snapshot& snapshot, std::chrono::steady_clock::time_point wait) {
+        return scraper->collect(now_ms, snapshot, wait);
+      };
 }
 
 }  // namespace

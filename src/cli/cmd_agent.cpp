@@ -10,10 +10,10 @@
 #include "agent/agent.h"
 #include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
-#include "config/scrape_section.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
 #include "config/agent_options.h"
+#include "config/scrape_section.h"
 #include "core/duration.h"
 
 namespace gpuwatch {

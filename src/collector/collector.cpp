@@ -526,9 +526,8 @@ void Collector::tick() {
   if (options_.scrapes) {
     // Only in lockstep does a tick wait for the scrapes it starts: scenario time stands still meanwhile.
     const bool lockstep = std::string_view(clock_->domain()) == "scenario-lockstep";
-    snap->scrapes = options_.scrapes(now, *snap,
-                                     lockstep ? wall_start + options_.effective_deadline()
-                                              : std::chrono::steady_clock::now());
+    snap->scrapes = options_.scrapes(
+        now, *snap, lockstep ? wall_start + options_.effective_deadline() : std::chrono::steady_clock::now());
   }
 
   snap->collector_errors = errors_;

@@ -56,7 +56,8 @@ class SectionReader {
     std::string s;
     if (!scalar(v, key, s)) return;
     const auto d = parse_duration(s);
-    if (!d || d->count() <= 0) return fail(v, "'" + std::string(key) + "': expected a duration like 15s, got '" + s + "'");
+    if (!d || d->count() <= 0)
+      return fail(v, "'" + std::string(key) + "': expected a duration like 15s, got '" + s + "'");
     out = *d;
   }
 
@@ -80,7 +81,9 @@ class SectionReader {
     std::string s;
     if (!scalar(v, key, s)) return;
     const auto n = parse_size(s);
-    if (!n) return fail(v, "'" + std::string(key) + "': expected a size like 16MiB (0 = no limit), got '" + s + "'");
+    if (!n)
+      return fail(v,
+                  "'" + std::string(key) + "': expected a size like 16MiB (0 = no limit), got '" + s + "'");
     out = *n;
   }
 
@@ -103,10 +106,12 @@ class SectionReader {
       const std::string name = e.first.as<std::string>("");
       bool valid = !name.empty() && !(name[0] >= '0' && name[0] <= '9') && name.rfind("__", 0) != 0;
       for (const char c : name) {
-        valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+        valid =
+            valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
       }
       if (!valid) {
-        fail(e.first, "invalid label name '" + name + "' (letters, digits and '_', not starting with a digit or __)");
+        fail(e.first,
+             "invalid label name '" + name + "' (letters, digits and '_', not starting with a digit or __)");
         continue;
       }
       std::string value;
@@ -116,17 +121,28 @@ class SectionReader {
 
   // A target's own settings (every key but url and job, which only a listed target has).
   bool setting(const std::string& key, const YAML::Node& v, ScrapeTargetConfig& t) {
-    if (key == "interval") duration(v, key, t.interval);
-    else if (key == "timeout") duration(v, key, t.timeout);
-    else if (key == "labels") labels(v, t.labels);
-    else if (key == "sample_limit") count(v, key, t.sample_limit);
-    else if (key == "label_limit") count(v, key, t.label_limit);
-    else if (key == "label_name_length_limit") count(v, key, t.label_name_length_limit);
-    else if (key == "label_value_length_limit") count(v, key, t.label_value_length_limit);
-    else if (key == "body_size_limit") size(v, key, t.body_size_limit);
-    else if (key == "honor_timestamps") flag(v, key, t.honor_timestamps);
-    else if (key == "honor_labels") flag(v, key, t.honor_labels);
-    else return false;
+    if (key == "interval")
+      duration(v, key, t.interval);
+    else if (key == "timeout")
+      duration(v, key, t.timeout);
+    else if (key == "labels")
+      labels(v, t.labels);
+    else if (key == "sample_limit")
+      count(v, key, t.sample_limit);
+    else if (key == "label_limit")
+      count(v, key, t.label_limit);
+    else if (key == "label_name_length_limit")
+      count(v, key, t.label_name_length_limit);
+    else if (key == "label_value_length_limit")
+      count(v, key, t.label_value_length_limit);
+    else if (key == "body_size_limit")
+      size(v, key, t.body_size_limit);
+    else if (key == "honor_timestamps")
+      flag(v, key, t.honor_timestamps);
+    else if (key == "honor_labels")
+      flag(v, key, t.honor_labels);
+    else
+      return false;
     return true;
   }
 
@@ -135,9 +151,17 @@ class SectionReader {
   std::vector<ConfigError>& errors_;
 };
 
-#define GPUWATCH_TARGET_SETTINGS                                                                     \
-  "interval", "timeout", "labels", "sample_limit", "label_limit", "label_name_length_limit",        \
+#define GPUWATCH_TARGET_SETTINGS                                                             \
+  "interval", "timeout", "labels", "sample_limit", "label_limit", "label_name_length_limit", \
       "label_value_length_limit", "body_size_limit", "honor_timestamps", "honor_labels"
+
+// Prometheus's rule: a timeout nobody set is at most the interval; one that was set must fit in it.
+bool timeout_given(const YAML::Node& node) {
+  return node.IsMap() && node["timeout"];
+}
+void fit_timeout(ScrapeTargetConfig& t, bool given) {
+  if (!given && t.timeout > t.interval) t.timeout = t.interval;
+}
 
 bool valid_url(const std::string& url) {
   return url.rfind("http://", 0) == 0 && url.size() > 7;
@@ -156,6 +180,8 @@ void read_scrape_section(const YAML::Node& node, const std::string& file, Scrape
     const std::string key = e.first.as<std::string>("");
     if (key != "targets" && key != "discovery") in.setting(key, e.second, defaults);
   }
+  const bool default_timeout_given = timeout_given(node);
+  fit_timeout(defaults, default_timeout_given);
   out.discovery.target.interval = defaults.interval;
   out.discovery.target.timeout = defaults.timeout;
   for (const auto& e : node) {
@@ -174,11 +200,13 @@ void read_scrape_section(const YAML::Node& node, const std::string& file, Scrape
             in.scalar(f.second, k, t.job);
           } else if (k == "url") {
             in.scalar(f.second, k, t.url);
-            if (!valid_url(t.url)) in.fail(f.second, "'url': expected http://host:port/path, got '" + t.url + "'");
+            if (!valid_url(t.url))
+              in.fail(f.second, "'url': expected http://host:port/path, got '" + t.url + "'");
           } else {
             in.setting(k, f.second, t);
           }
         }
+        fit_timeout(t, default_timeout_given || timeout_given(item));
         if (t.url.empty()) in.fail(item, "a scrape target needs a 'url' (http://host:port/metrics)");
         if (t.job.empty()) in.fail(item, "a scrape target needs a 'job' (the job label of its series)");
         if (t.timeout > t.interval) in.fail(item, "the target's timeout is longer than its interval");
@@ -204,6 +232,7 @@ void read_scrape_section(const YAML::Node& node, const std::string& file, Scrape
           in.setting(k, f.second, t);
         }
       }
+      fit_timeout(t, default_timeout_given || timeout_given(d));
       if (t.timeout > t.interval) in.fail(d, "the discovered targets' timeout is longer than their interval");
       out.discovery.target = std::move(t);
     }

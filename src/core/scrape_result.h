@@ -19,13 +19,13 @@ struct ScrapedSample {
 };
 
 struct ScrapeResult {
-  Labels target;  // the target's labels (job, instance, and the ones it adds), sorted
+  Labels target;               // the target's labels (job, instance, and the ones it adds), sorted
   std::uint64_t sequence = 0;  // per target, from 1: the scrapes of one target in order
   std::int64_t t_ms = 0;       // the scrape's time on the agent's clock (its samples' unless they carry one)
   bool up = false;
   std::string error;  // why the scrape failed ("" when up)
   double duration_seconds = 0;
-  std::uint64_t samples_scraped = 0;         // samples the body held (also when a limit failed the scrape)
+  std::uint64_t samples_scraped = 0;          // samples the body held (also when a limit failed the scrape)
   std::uint64_t samples_post_relabeling = 0;  // samples kept (0 when the scrape failed)
   std::uint64_t series_added = 0;             // series not in the target's previous scrape
   std::uint64_t stale_markers = 0;            // series of the previous scrape absent from this one

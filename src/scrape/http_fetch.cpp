@@ -65,8 +65,11 @@ FetchResult fetch(const FetchRequest& request) {
 
   bool gzipped = false;
   bool over_limit = false;
+  bool inflated_over = false;
   bool late = false;
   std::string body;
+  std::string gzip_error;
+  std::unique_ptr<GzipInflater> inflater;
   const httplib::Headers headers = {{"Accept", kScrapeAccept},
                                     {"Accept-Encoding", "gzip"},
                                     {"X-Prometheus-Scrape-Timeout-Seconds",
@@ -77,11 +80,24 @@ FetchResult fetch(const FetchRequest& request) {
         result.status = response.status;
         result.content_type = response.get_header_value("Content-Type");
         gzipped = response.get_header_value("Content-Encoding") == "gzip";
+        if (gzipped) inflater = std::make_unique<GzipInflater>(request.body_size_limit);
         return true;
       },
       [&](const char* data, std::size_t length) {
-        body.append(data, length);
-        // Compressed bytes count against the limit too: they can only be fewer than the inflated ones.
+        // Inflated as it arrives, so a stream that inflates without end stops at the limit.
+        if (inflater) {
+          try {
+            inflater->feed(std::string_view(data, length), body);
+          } catch (const GzipTooLarge&) {
+            inflated_over = true;
+            return false;
+          } catch (const std::exception& e) {
+            gzip_error = e.what();
+            return false;
+          }
+        } else {
+          body.append(data, length);
+        }
         if (request.body_size_limit != 0 && body.size() > request.body_size_limit) {
           over_limit = true;
           return false;
@@ -92,6 +108,15 @@ FetchResult fetch(const FetchRequest& request) {
         }
         return true;
       });
+  if (inflated_over) {
+    result.error = "body larger than body_size_limit (" + std::to_string(request.body_size_limit) +
+                   " bytes) once inflated";
+    return result;
+  }
+  if (!gzip_error.empty()) {
+    result.error = "gzip body: " + gzip_error;
+    return result;
+  }
   if (over_limit) {
     result.error = "body larger than body_size_limit (" + std::to_string(request.body_size_limit) + " bytes)";
     return result;
@@ -111,17 +136,9 @@ FetchResult fetch(const FetchRequest& request) {
     result.error = "HTTP status " + std::to_string(result.status) + " (expected 200)";
     return result;
   }
-  if (gzipped) {
-    try {
-      body = gzip_decompress(body, request.body_size_limit);
-    } catch (const GzipTooLarge&) {
-      result.error =
-          "body larger than body_size_limit (" + std::to_string(request.body_size_limit) + " bytes) once inflated";
-      return result;
-    } catch (const std::exception& e) {
-      result.error = std::string("gzip body: ") + e.what();
-      return result;
-    }
+  if (gzipped && !inflater->finished()) {
+    result.error = "gzip body: truncated";
+    return result;
   }
   result.body = std::move(body);
   result.ok = true;

@@ -12,7 +12,9 @@ struct ListeningSocket {
   std::string address;  // as a URL host: "127.0.0.1", "[::1]", "10.0.0.5"; a wildcard bind becomes loopback
   unsigned port = 0;
   bool operator==(const ListeningSocket&) const = default;
-  bool operator<(const ListeningSocket& o) const { return port != o.port ? port < o.port : address < o.address; }
+  bool operator<(const ListeningSocket& o) const {
+    return port != o.port ? port < o.port : address < o.address;
+  }
 };
 
 // Sorted by port, one per port (IPv4 before IPv6); empty when the process is gone or not visible.

@@ -68,7 +68,8 @@ std::string TargetScraper::read_body(const FetchResult& answer, std::int64_t t_m
         // Prometheus keeps the scraped value as exported_<name> (exported_exported_<name> when that is
         // taken too) and the target's under <name>.
         std::string exported = "exported_" + name;
-        while (std::any_of(labels.begin(), labels.end(), [&](const auto& l) { return l.first == exported; })) {
+        while (
+            std::any_of(labels.begin(), labels.end(), [&](const auto& l) { return l.first == exported; })) {
           exported = "exported_" + exported;
         }
         it->first = exported;
@@ -86,8 +87,9 @@ std::string TargetScraper::read_body(const FetchResult& answer, std::int64_t t_m
                " bytes, limit " + std::to_string(c.label_name_length_limit);
       }
       if (c.label_value_length_limit != 0 && value.size() > c.label_value_length_limit) {
-        return "label_value_length_limit exceeded: label " + name + " of " + labels_to_string(labels).substr(0, 80) +
-               " is " + std::to_string(value.size()) + " bytes, limit " + std::to_string(c.label_value_length_limit);
+        return "label_value_length_limit exceeded: label " + name + " of " +
+               labels_to_string(labels).substr(0, 80) + " is " + std::to_string(value.size()) +
+               " bytes, limit " + std::to_string(c.label_value_length_limit);
       }
     }
     ScrapedSample out;

@@ -1,7 +1,7 @@
 // One target's scrapes, with Prometheus's semantics: the body parsed (text 0.0.4 or OpenMetrics, by its
 // Content-Type, else by its `# EOF`), the target's labels added (a clash renames the scraped label to
-// exported_<name> unless honor_labels), limits checked (a scrape over one fails as a whole), the series of the
-// previous scrape that are gone marked stale, and the report series (up, scrape_duration_seconds,
+// exported_<name> unless honor_labels), limits checked (a scrape over one fails as a whole), the series of
+// the previous scrape that are gone marked stale, and the report series (up, scrape_duration_seconds,
 // scrape_samples_scraped, scrape_samples_post_metric_relabeling, scrape_series_added) added.
 // A failed scrape marks every series of the last good one stale. Series with their own timestamp (honoured)
 // get no staleness marker, as in Prometheus.

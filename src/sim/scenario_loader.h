@@ -20,6 +20,7 @@ Shape read_shape(const YamlReader& in, const YAML::Node& node, ShapeUnit unit);
 std::vector<MigInstance> read_mig_instances(const YamlReader& in, const YAML::Node& list,
                                             const GpuModel& model);
 std::vector<Fault> read_faults(const YamlReader& in, const YAML::Node& node, const Scenario& scenario);
-std::vector<ServiceSpec> read_services(const YamlReader& in, const YAML::Node& node, const Scenario& scenario);
+std::vector<ServiceSpec> read_services(const YamlReader& in, const YAML::Node& node,
+                                       const Scenario& scenario);
 
 }  // namespace gpuwatch::sim

@@ -77,11 +77,13 @@ std::vector<ServiceSpec> read_services(const YamlReader& in, const YAML::Node& n
       s.gpu = p.gpu;
       found = true;
     }
-    if (!found) in.fail(item["pid"], "no process with pid " + std::to_string(s.pid) + " in the scenario's processes");
+    if (!found)
+      in.fail(item["pid"], "no process with pid " + std::to_string(s.pid) + " in the scenario's processes");
     if (!item["port"]) in.fail(item, "a service needs its loopback port ('port')");
     s.port = in.whole(item["port"], "port");
     if (s.port == 0 || s.port > 65535) in.fail(item["port"], "expected a port between 1 and 65535");
-    if (!ports.insert(s.port).second) in.fail(item["port"], "port " + std::to_string(s.port) + " is used twice");
+    if (!ports.insert(s.port).second)
+      in.fail(item["port"], "port " + std::to_string(s.port) + " is used twice");
     if (!item["traffic"]) in.fail(item, "a service needs its traffic (requests per second, a shape)");
     s.traffic = read_shape(in, item["traffic"], ShapeUnit::kCount);
     if (item["latency"]) {

@@ -33,28 +33,31 @@ void add_histogram(std::vector<double>& buckets, const std::vector<double>& boun
 
 const std::vector<double>& e2e_bucket_bounds(ServiceKind kind) {
   // vLLM's request latency buckets; TGI's and Triton's first-response histogram use a coarser ladder.
-  static const std::vector<double> kVllm = {0.3, 0.5, 0.8,  1.0,  1.5,  2.0,  2.5,   5.0,   10.0,  15.0, 20.0,
-                                            30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
-  static const std::vector<double> kOther = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+  static const std::vector<double> kVllm = {0.3,  0.5,   0.8,   1.0,   1.5,   2.0,    2.5,
+                                            5.0,  10.0,  15.0,  20.0,  30.0,  40.0,   50.0,
+                                            60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+  static const std::vector<double> kOther = {0.005, 0.01, 0.025, 0.05, 0.1,  0.25, 0.5,
                                              1.0,   2.5,  5.0,   10.0, 30.0, 60.0};
   return kind == ServiceKind::kVllm ? kVllm : kOther;
 }
 
 const std::vector<double>& ttft_bucket_bounds() {
-  static const std::vector<double> k = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
-                                        1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0};
+  static const std::vector<double> k = {0.001, 0.005, 0.01, 0.02,  0.04,  0.06,  0.08, 0.1,
+                                        0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
+                                        20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
   return k;
 }
 
 const std::vector<double>& tpot_bucket_bounds() {
-  static const std::vector<double> k = {0.01, 0.025, 0.05, 0.075, 0.1,  0.15, 0.2,  0.3,  0.4, 0.5,
-                                        0.75, 1.0,   2.5,  5.0,   7.5,  10.0, 20.0, 40.0, 80.0};
+  static const std::vector<double> k = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,  0.3,  0.4, 0.5,
+                                        0.75, 1.0,   2.5,  5.0,   7.5, 10.0, 20.0, 40.0, 80.0};
   return k;
 }
 
 ServiceModel::ServiceModel(const Node& node, const ServiceSpec& spec, std::size_t index)
     : node_(node), spec_(spec), index_(index) {
-  capacity_ = spec.capacity_rps > 0 ? spec.capacity_rps : std::max(1.0, 2 * eval_shape(spec.traffic, 0, 0, 0));
+  capacity_ =
+      spec.capacity_rps > 0 ? spec.capacity_rps : std::max(1.0, 2 * eval_shape(spec.traffic, 0, 0, 0));
 }
 
 ServiceMoment ServiceModel::at(double t) const {
@@ -79,7 +82,8 @@ ServiceMoment ServiceModel::at(double t) const {
   slowdown *= 1 + std::min(others, 100.0) / 100;
   // Queueing: the server's capacity shrinks with the slowdown; past 80% load requests wait.
   const double load = m.rate * slowdown / capacity_;
-  m.queue_s = spec_.latency_s * (load < 0.8 ? 0.02 * load : 0.016 + 2.5 * (load - 0.8) * (load - 0.8) + (load - 0.8));
+  m.queue_s =
+      spec_.latency_s * (load < 0.8 ? 0.02 * load : 0.016 + 2.5 * (load - 0.8) * (load - 0.8) + (load - 0.8));
   m.latency_s = spec_.latency_s * slowdown + m.queue_s;
   m.running = std::min(m.rate, capacity_ / slowdown) * spec_.latency_s * slowdown;
   m.waiting = m.rate * m.queue_s;
@@ -93,7 +97,8 @@ ServiceMoment ServiceModel::at(double t) const {
         t < f.at + kXidFailureSeconds) {
       m.errors = 1;
     }
-    if (f.kind == FaultKind::kProcessOom && f.pid == spec_.pid && f.active(t)) m.errors = std::max(m.errors, 0.6);
+    if (f.kind == FaultKind::kProcessOom && f.pid == spec_.pid && f.active(t))
+      m.errors = std::max(m.errors, 0.6);
   }
   return m;
 }
@@ -126,7 +131,8 @@ ServiceTotals ServiceModel::totals(double t, double wall_per_second) const {
     cached_step_ = 0;
     cached_wall_per_second_ = wall_per_second;
   }
-  for (; cached_step_ < k; ++cached_step_) add_step(cached_, static_cast<double>(cached_step_), wall_per_second);
+  for (; cached_step_ < k; ++cached_step_)
+    add_step(cached_, static_cast<double>(cached_step_), wall_per_second);
   ServiceTotals out = cached_;
   add_step(out, static_cast<double>(k), (t - static_cast<double>(k)) * wall_per_second);
   return out;

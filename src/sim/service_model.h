@@ -30,7 +30,7 @@ struct ServiceMoment {
 // Totals since the scenario's start (counts as the server counts them: whole requests).
 struct ServiceTotals {
   double requests = 0, success = 0, failure = 0;
-  double duration_s = 0, queue_s = 0;      // sums over the requests
+  double duration_s = 0, queue_s = 0;  // sums over the requests
   double prompt_tokens = 0, output_tokens = 0;
   std::vector<double> e2e_buckets, ttft_buckets, tpot_buckets, queue_buckets;  // cumulative per le
 };

@@ -28,10 +28,10 @@ struct ServiceSpec {
   unsigned pid = 0;  // a scenario process: the service runs on its GPU
   unsigned gpu = 0;  // that process's GPU
   unsigned port = 0;
-  Shape traffic;               // requests per second
-  double latency_s = 0.5;      // median end-to-end latency on a healthy, uncontended GPU at light load
-  double errors = 0.001;       // share of requests that fail on a healthy GPU
-  double capacity_rps = 0;     // requests per second it serves at full clocks before queueing (0: 2x traffic)
+  Shape traffic;            // requests per second
+  double latency_s = 0.5;   // median end-to-end latency on a healthy, uncontended GPU at light load
+  double errors = 0.001;    // share of requests that fail on a healthy GPU
+  double capacity_rps = 0;  // requests per second it serves at full clocks before queueing (0: 2x traffic)
   std::vector<ServiceFault> faults;
 };
 

@@ -3,8 +3,8 @@
 #include <httplib.h>
 
 #include <atomic>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -17,8 +17,8 @@ namespace {
 using ServiceCount = int (*)(unsigned*);
 using ServiceInfo = int (*)(unsigned, unsigned*, unsigned*, char*, unsigned);
 using ServiceMetrics = int (*)(unsigned, char*, unsigned, unsigned*);
-constexpr int kGpuIsLost = 15;            // NVML_ERROR_GPU_IS_LOST
-constexpr int kInsufficientSize = 7;      // NVML_ERROR_INSUFFICIENT_SIZE
+constexpr int kGpuIsLost = 15;                        // NVML_ERROR_GPU_IS_LOST
+constexpr int kInsufficientSize = 7;                  // NVML_ERROR_INSUFFICIENT_SIZE
 constexpr unsigned long long kInodeBase = 7'300'000;  // the fake sockets' inodes: base + service index
 
 template <typename F>
@@ -32,7 +32,8 @@ F symbol(const NvmlLibrary& lib, const char* name) {
 
 // One service's listener, re-bound after its GPU came back (a reset) and closed while the GPU is lost.
 struct SimServices::Listener {
-  Listener(ServiceMetrics metrics, unsigned index, unsigned port) : metrics_(metrics), index_(index), port_(port) {}
+  Listener(ServiceMetrics metrics, unsigned index, unsigned port)
+      : metrics_(metrics), index_(index), port_(port) {}
   ~Listener() {
     stopping_ = true;
     if (watch_.joinable()) watch_.join();
@@ -115,7 +116,8 @@ struct SimServices::Listener {
   std::atomic<bool> stopping_{false};
 };
 
-SimServices::SimServices(std::shared_ptr<const NvmlLibrary> library, bool any_port) : library_(std::move(library)) {
+SimServices::SimServices(std::shared_ptr<const NvmlLibrary> library, bool any_port)
+    : library_(std::move(library)) {
   const auto count = symbol<ServiceCount>(*library_, "gpuwatchSimServiceCount");
   const auto info = symbol<ServiceInfo>(*library_, "gpuwatchSimServiceInfo");
   const auto metrics = symbol<ServiceMetrics>(*library_, "gpuwatchSimServiceMetrics");
@@ -125,7 +127,8 @@ SimServices::SimServices(std::shared_ptr<const NvmlLibrary> library, bool any_po
     SimService s;
     s.index = i;
     char kind[16] = {};
-    if (info(i, &s.port, &s.pid, kind, sizeof kind) != 0) throw std::runtime_error("cannot read service " + std::to_string(i));
+    if (info(i, &s.port, &s.pid, kind, sizeof kind) != 0)
+      throw std::runtime_error("cannot read service " + std::to_string(i));
     s.kind = kind;
     auto listener = std::make_unique<Listener>(metrics, i, any_port ? 0 : s.port);
     s.port = listener->open(any_port);
@@ -147,15 +150,17 @@ bool SimServices::write_proc_sockets(const std::string& dir) const {
     std::filesystem::create_directories(proc / "fd", ec);
     if (ec) return false;
     std::ofstream tcp(proc / "net" / "tcp");
-    tcp << "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+    tcp << "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout "
+           "inode\n";
     unsigned slot = 0;
     for (const auto* s : services) {
       const unsigned long long inode = kInodeBase + s->index;
       char row[200];
-      std::snprintf(row, sizeof row,
-                    "%4u: 0100007F:%04X 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 %llu 1 "
-                    "0000000000000000 100 0 0 10 0\n",
-                    slot++, s->port, inode);
+      std::snprintf(
+          row, sizeof row,
+          "%4u: 0100007F:%04X 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 %llu 1 "
+          "0000000000000000 100 0 0 10 0\n",
+          slot++, s->port, inode);
       tcp << row;
       const auto link = proc / "fd" / std::to_string(20 + s->index);
       std::filesystem::remove(link, ec);
@@ -163,7 +168,8 @@ bool SimServices::write_proc_sockets(const std::string& dir) const {
       if (ec) return false;
     }
     if (!tcp) return false;
-    std::ofstream(proc / "net" / "tcp6") << "  sl  local_address                         remote_address                        st\n";
+    std::ofstream(proc / "net" / "tcp6")
+        << "  sl  local_address                         remote_address                        st\n";
   }
   return true;
 }

@@ -1,7 +1,7 @@
 // Serves the simulator's model servers (a scenario's `services:`) over HTTP on loopback, one listener per
 // service, each answering GET /metrics with the text libnvml-sim renders for that moment of scenario time, so
-// the agent (or a real Prometheus) scrapes them as it would Triton, vLLM or TGI. While a service's GPU is lost
-// its listener is closed: connections are refused. Writes the listening sockets into a fake proc tree
+// the agent (or a real Prometheus) scrapes them as it would Triton, vLLM or TGI. While a service's GPU is
+// lost its listener is closed: connections are refused. Writes the listening sockets into a fake proc tree
 // (<pid>/net/tcp rows and <pid>/fd socket links of the service's process), so discovery finds them.
 #pragma once
 
