@@ -31,29 +31,8 @@ for tool in prometheus curl python3; do
 done
 
 mkdir -p "$results"
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-wait_ready() {
-  local url=$1 pid=$2
-  for _ in $(seq 1 150); do
-    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || die "the server for $url exited"
-    sleep 0.1
-  done
-  die "$url did not answer within 15 s"
-}
-# CPU seconds (user + system) a process has used so far.
-cpu_seconds() {
-  python3 -c "import os,sys; f=open('/proc/%s/stat'%sys.argv[1]).read().rsplit(')',1)[1].split(); print((int(f[11])+int(f[12]))/os.sysconf('SC_CLK_TCK'))" "$1"
-}
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench_lib.sh"
 
 export GPUWATCH_SIM_EPOCH=$(date +%s) GPUWATCH_SIM_TIME_SCALE=1 GPUWATCH_SIM_MODE=scaled
 "$gpuwatch" sim proc-tree --nvml-library "$sim" --sim-scenario "$scenario" --proc-root "$work/proc" >/dev/null

@@ -5,12 +5,11 @@
 #include <iostream>
 #include <memory>
 
-#include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
+#include "cli/open_simulator.h"
 #include "cli/signal_waiter.h"
 #include "sim_serve/sim_services.h"
-#include "sources/nvml/nvml_library.h"
 
 namespace gpuwatch {
 namespace {
@@ -20,23 +19,13 @@ int serve(AgentOptions& options) {
     std::cerr << "sim serve needs --sim-scenario FILE\n";
     return kExitUsage;
   }
-  if (auto problem = prepare_simulator(options); !problem.empty()) {
-    std::cerr << problem << "\n";
-    return kExitUsage;
-  }
-  auto opened = NvmlLibrary::open(options.nvml_library);
-  if (!opened.library) {
-    std::cerr << opened.error << "\n";
-    return kExitNoGpu;
-  }
-  if (int init = opened.library->fn().nvmlInit_v2(); init != NVML_SUCCESS) {
-    std::cerr << "the simulator failed to start: " << opened.library->fn().nvmlErrorString(init) << "\n";
-    return kExitUsage;
-  }
+  int exit_code = kExitOk;
+  const auto library = open_simulator(options, exit_code);
+  if (!library) return exit_code;
   const SignalWaiter signals;  // before the listeners' threads, so they inherit the blocked signals
   std::unique_ptr<SimServices> services;
   try {
-    services = std::make_unique<SimServices>(opened.library, false);
+    services = std::make_unique<SimServices>(library, false);
   } catch (const std::runtime_error& e) {
     std::cerr << "sim serve: " << e.what() << "\n";
     return kExitRuntime;
@@ -52,7 +41,7 @@ int serve(AgentOptions& options) {
   std::cout.flush();
   signals.wait();
   services.reset();
-  opened.library->fn().nvmlShutdown();
+  library->fn().nvmlShutdown();
   return kExitOk;
 }
 
