@@ -60,7 +60,9 @@ std::string TargetScraper::read_body(const FetchResult& answer, std::int64_t t_m
              std::to_string(c.sample_limit);
     }
     labels = *s.labels;
-    for (const auto& [name, value] : target_.labels) {
+    for (const auto& target_label : target_.labels) {
+      const std::string& name = target_label.first;
+      const std::string& value = target_label.second;
       auto it = std::find_if(labels.begin(), labels.end(), [&](const auto& l) { return l.first == name; });
       if (it == labels.end()) {
         labels.emplace_back(name, value);
