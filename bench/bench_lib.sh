@@ -1,4 +1,4 @@
-# Helpers the side-by-side benchmark scripts share (sourced after they define `die`): a work folder and the
+# Helpers the side-by-side benchmark scripts share (wait_ready calls the script's `die`): a work folder and the
 # servers they start, both removed or stopped on exit; waiting for a server; a process's CPU time.
 
 work=$(mktemp -d)

@@ -7,30 +7,28 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim_support.h"
+
 namespace gpuwatch::scrape {
 namespace {
 
+// A fake proc tree in a scratch directory.
 class ProcTree {
  public:
-  ProcTree() {
-    root_ = (std::filesystem::temp_directory_path() / "gpuwatch-sockets-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(root_.data()), nullptr);
-  }
-  ~ProcTree() { std::filesystem::remove_all(root_); }
-  const std::string& root() const { return root_; }
+  const std::string& root() const { return dir_.path(); }
   void file(const std::string& rel, const std::string& text) const {
-    const auto p = std::filesystem::path(root_) / rel;
+    const auto p = std::filesystem::path(root()) / rel;
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p) << text;
   }
   void fd(unsigned pid, int n, const std::string& target) const {
-    const auto dir = std::filesystem::path(root_) / std::to_string(pid) / "fd";
+    const auto dir = std::filesystem::path(root()) / std::to_string(pid) / "fd";
     std::filesystem::create_directories(dir);
     std::filesystem::create_symlink(target, dir / std::to_string(n));
   }
 
  private:
-  std::string root_;
+  test::TempDir dir_;
 };
 
 constexpr const char* kHeader =

@@ -9,23 +9,11 @@
 
 #include "core/stale_marker.h"
 #include "query/engine.h"
+#include "sim_support.h"
 #include "store/store.h"
 
 namespace gpuwatch {
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = (std::filesystem::temp_directory_path() / "gpuwatch-stale-XXXXXX").string();
-    EXPECT_NE(::mkdtemp(path_.data()), nullptr);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::vector<Point> points_of(const store::Store& s, const std::string& name) {
   const LabelMatcher m{"__name__", LabelMatcher::Op::kEqual, name};
@@ -34,7 +22,7 @@ std::vector<Point> points_of(const store::Store& s, const std::string& name) {
 }
 
 TEST(StaleMarkerInHistory, TheStoreKeepsItsBitsAndQueriesTreatTheSeriesAsGone) {
-  TempDir dir;
+  test::TempDir dir;
   store::StoreOptions o;
   o.data_dir = dir.path();
   o.background_flusher = false;
