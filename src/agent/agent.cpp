@@ -176,6 +176,12 @@ void Agent::reload(AgentOptions reloaded) {
   for (const auto& spec : option_table()) {
     if (!spec.reloadable) spec.apply(reloaded, spec.show(options_));
   }
+  // The scrape section too: its targets keep their state (staleness) across a reload. A reloaded file without
+  // one is no change when the running section came from the scenario.
+  if (!reloaded.scrape.empty() && !(reloaded.scrape == options_.scrape)) {
+    spdlog::warn("reload: the 'scrape' section changed; it takes effect after a restart");
+  }
+  reloaded.scrape = options_.scrape;
   if (started_ && !stopped_ && collection_settings_changed(options_, reloaded)) {
     // The old collector stops first, so that the new one carries on from its last reading (the kernel log's
     // position, events and counts) and no record is read by both.

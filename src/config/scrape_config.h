@@ -26,6 +26,7 @@ struct ScrapeTargetConfig {
   std::uint64_t body_size_limit = std::uint64_t{16} << 20;  // after gzip decoding
   bool honor_timestamps = true;  // keep the timestamps the text gives (else: the scrape's time)
   bool honor_labels = false;     // on a clash keep the scraped label (else it becomes exported_<name>)
+  bool operator==(const ScrapeTargetConfig&) const = default;
 };
 
 struct ScrapeDiscoveryConfig {
@@ -37,12 +38,14 @@ struct ScrapeDiscoveryConfig {
     t.job = "gpu-services";
     return t;
   }();
+  bool operator==(const ScrapeDiscoveryConfig&) const = default;
 };
 
 struct ScrapeConfig {
   std::vector<ScrapeTargetConfig> targets;
   ScrapeDiscoveryConfig discovery;
   bool empty() const { return targets.empty() && !discovery.enabled; }
+  bool operator==(const ScrapeConfig&) const = default;
 };
 
 }  // namespace gpuwatch

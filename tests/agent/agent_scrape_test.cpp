@@ -100,5 +100,24 @@ TEST(AgentScrape, ScrapedSeriesAreQueryableAndGoStaleWhenTheTargetDropsThem) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(AgentScrape, AReloadKeepsTheRunningTargets) {
+  AgentOptions o = test::simulated_node(100ms);
+  ScrapeTargetConfig c;
+  c.job = "a";
+  c.url = "http://127.0.0.1:1/metrics";
+  o.scrape.targets = {c};
+  Agent agent(o);
+  agent.start();
+  AgentOptions changed = o;
+  changed.scrape.targets[0].job = "b";
+  agent.reload(changed);
+  EXPECT_EQ(agent.options().scrape, o.scrape);  // restart-only, with a warning in the log
+  AgentOptions without = o;
+  without.scrape = {};  // a file without the section: the running one (maybe the scenario's) stays
+  agent.reload(without);
+  EXPECT_EQ(agent.options().scrape, o.scrape);
+  EXPECT_TRUE(agent.stop());
+}
+
 }  // namespace
 }  // namespace gpuwatch
