@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 900
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps build sanitized test fuzz demo run bench bench-store install deb package format clean
+.PHONY: deps build sanitized test fuzz demo run bench bench-store bench-scrape install deb package format clean
 
 deps:
 	@scripts/install-deps.sh
@@ -56,6 +56,10 @@ bench: build
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build
 	@bench/store_bench.sh $(BUILD)
+
+# Scraping's cost per target and per sample beside Prometheus scraping the same simulated servers (~3 minutes).
+bench-scrape: build
+	@bench/scrape_bench.sh $(BUILD)
 
 # The binary, the simulator (PREFIX/lib/gpuwatch/sim), scenarios, docs, the systemd unit and the config
 # (/etc/gpuwatch with PREFIX=/usr, else PREFIX/etc/gpuwatch; an existing one is kept).

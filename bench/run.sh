@@ -38,40 +38,14 @@ for tool in wrk curl python3 "$node_exporter"; do
 done
 
 mkdir -p "$results"
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# Waits (at most 10 s) until URL answers 200; fails if PID exits first.
-wait_ready() {
-  local url=$1 pid=$2
-  for _ in $(seq 1 100); do
-    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || die "the server for $url exited (log: see above)"
-    sleep 0.1
-  done
-  die "$url did not answer within 10 s"
-}
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench_lib.sh"
 
 port_free() { ! curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$1/" 2>/dev/null; }
 for p in $((port_base + 1)) $((port_base + 2)) $((port_base + 3)) $((port_base + 4)); do
   port_free "$p" || die "127.0.0.1:$p is in use: set BENCH_PORT_BASE"
 done
 
-# utime+stime of PID, in seconds.
-cpu_seconds() {
-  local stat
-  stat=$(<"/proc/$1/stat")
-  stat=${stat##*) }  # the command name may hold spaces: fields start after its closing parenthesis
-  read -r -a f <<<"$stat"
-  awk -v u="${f[11]}" -v s="${f[12]}" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.6f", (u + s) / hz}'
-}
 status_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 # The scenario's fake /proc tree: process names and cgroups are read from it, as on a real node.

@@ -23,15 +23,8 @@ for tool in prometheus prometheus-alertmanager curl python3; do
 done
 [ -x "$gpuwatch" ] || { echo "time_to_alert: $gpuwatch is missing: run make build" >&2; exit 1; }
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench_lib.sh"  # $work, $pids, stopped and removed on exit
 
 am_port=$port_base; agent1_port=$((port_base + 1)); agent2_port=$((port_base + 2)); prom_port=$((port_base + 3))
 

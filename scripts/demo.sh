@@ -41,9 +41,22 @@ common=("${simulator[@]}" --proc-root "$proc_root" --kmsg "$GPUWATCH_SIM_KMSG" -
 "$gpuwatch" sim proc-tree "${simulator[@]}" --proc-root "$proc_root" >/dev/null
 "$gpuwatch" sim sysfs-tree "${simulator[@]}" --sysfs-root "$sysfs_root" >/dev/null
 
+# A scenario with model servers: serve their /metrics on loopback and add their sockets to the proc tree, so
+# the agent discovers them on their GPUs (the scenario's `gpuwatch:` section turns discovery on).
+services=
+if grep -q '^services:' "$scenario"; then
+  "$gpuwatch" sim serve "${simulator[@]}" --proc-root "$proc_root" > "$data_dir/sim-serve.log" &
+  services=$!
+  for _ in $(seq 1 50); do
+    [ "$(wc -l < "$data_dir/sim-serve.log")" -gt 0 ] && break
+    kill -0 $services 2>/dev/null || { echo "demo: gpuwatch sim serve exited" >&2; cat "$data_dir/sim-serve.log" >&2; exit 1; }
+    sleep 0.1
+  done
+fi
+
 "$gpuwatch" agent "${common[@]}" --listen "$listen" --data-dir "$data_dir" --runbook-dir docs/runbooks &
 agent=$!
-trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null || true' EXIT INT TERM
+trap 'kill $agent ${services} 2>/dev/null; wait $agent ${services} 2>/dev/null || true' EXIT INT TERM
 
 url="http://$listen"
 for _ in $(seq 1 100); do
@@ -86,6 +99,13 @@ echo
 echo "--- a few lines of /metrics ---"
 curl -fsS "$url/metrics" | grep -E '^gpu_(up|utilization_ratio|power_watts|temperature_celsius)\{' | head -12 || true
 echo
+if [ -n "$services" ]; then
+  echo "--- the model servers (gpuwatch sim serve) ---"
+  cat "$data_dir/sim-serve.log"
+  echo "  their series, with the GPU each runs on:  $gpuwatch query 'up{job=\"inference\"}' --url $url"
+  echo "  vLLM p95 latency by GPU:  $gpuwatch query 'histogram_quantile(0.95, sum by (gpu, le) (rate(vllm:e2e_request_latency_seconds_bucket[1m])))' --url $url"
+  echo
+fi
 if [ -n "${DEMO_SECONDS:-}" ]; then
   sleep "$DEMO_SECONDS"
   echo "--- gpuwatch status after ${DEMO_SECONDS}s (the scenario's minute $((DEMO_SECONDS * scale / 60))) ---"
@@ -94,6 +114,12 @@ if [ -n "${DEMO_SECONDS:-}" ]; then
   "$gpuwatch" alerts --url "$url" || true
   echo "--- GPU 0's temperature over the demo, from the agent's history ---"
   "$gpuwatch" query 'gpu_temperature_celsius{gpu="0"}' --url "$url" --start "$GPUWATCH_SIM_EPOCH" --step 5s || true
+  if [ -n "$services" ]; then
+    echo "--- the model servers the agent scraped, with their GPUs (up, from its history) ---"
+    "$gpuwatch" query 'up{job="inference"}' --url "$url" || true
+    echo "--- mean request latency per GPU over the last minute (Triton, vLLM, TGI) ---"
+    "$gpuwatch" query 'sum by (gpu) (rate(nv_inference_request_duration_us[1m])) / sum by (gpu) (rate(nv_inference_request_success[1m])) / 1e6 or sum by (gpu) (rate(vllm:e2e_request_latency_seconds_sum[1m])) / sum by (gpu) (rate(vllm:e2e_request_latency_seconds_count[1m])) or sum by (gpu) (rate(tgi_request_duration_sum[1m])) / sum by (gpu) (rate(tgi_request_duration_count[1m]))' --url "$url" || true
+  fi
 else
   echo "Press Ctrl-C to stop the agent."
   wait $agent

@@ -18,6 +18,7 @@
 #include "detect/detection.h"
 #include "http/http_server.h"
 #include "http/web_ui.h"
+#include "scrape/scraper.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -106,6 +107,15 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
       error);
   if (!alerts_) throw AgentSetupError("alerting: " + error);
   history_ = open_history(options_);
+  if (!options_.scrape.empty()) {
+    try {
+      scraper_ = std::make_shared<scrape::Scraper>(options_.scrape, options_.proc_root);
+    } catch (const std::invalid_argument& e) {
+      throw AgentSetupError(std::string("scrape: ") + e.what());
+    }
+    spdlog::info("scraping {} target(s){}", options_.scrape.targets.size(),
+                 options_.scrape.discovery.enabled ? " and the services discovered on the GPUs" : "");
+  }
   detection_ = std::make_shared<detect::Detection>(detect::DetectionOptions{options_.detectors});
 
   auto published = std::make_shared<PublishedState>(alerts_, history_);
@@ -142,12 +152,21 @@ SnapshotCallback publish_to(const std::shared_ptr<SinkSet>& sinks) {
   return [sinks](const SnapshotPtr& s) { sinks->publish(s); };
 }
 
+ScrapeSource scrapes_of(const std::shared_ptr<scrape::Scraper>& scraper) {
+  if (!scraper) return {};
+  return
+      [scraper](std::int64_t now_ms, const Snapshot& snapshot, std::chrono::steady_clock::time_point wait) {
+        return scraper->collect(now_ms, snapshot, wait);
+      };
+}
+
 }  // namespace
 
 void Agent::start() {
   if (!listener_) throw std::logic_error("Agent::start called twice");
   started_ = true;
-  current_->running.store(std::make_shared<RunningCollector>(options_, publish_to(sinks_)));
+  current_->running.store(
+      std::make_shared<RunningCollector>(options_, publish_to(sinks_), nullptr, scrapes_of(scraper_)));
   auto listener = std::move(listener_);
   server_->start(std::move(*listener));
 }
@@ -160,13 +179,20 @@ void Agent::reload(AgentOptions reloaded) {
   for (const auto& spec : option_table()) {
     if (!spec.reloadable) spec.apply(reloaded, spec.show(options_));
   }
+  // The scrape section too: its targets keep their state (staleness) across a reload. A reloaded file without
+  // one is no change when the running section came from the scenario.
+  if (!reloaded.scrape.empty() && !(reloaded.scrape == options_.scrape)) {
+    spdlog::warn("reload: the 'scrape' section changed; it takes effect after a restart");
+  }
+  reloaded.scrape = options_.scrape;
   if (started_ && !stopped_ && collection_settings_changed(options_, reloaded)) {
     // The old collector stops first, so that the new one carries on from its last reading (the kernel log's
     // position, events and counts) and no record is read by both.
     const auto old = current_->running.load();
     if (old && !old->stop()) clean_ = false;
     const SnapshotPtr last = old ? old->collector()->latest() : nullptr;
-    current_->running.store(std::make_shared<RunningCollector>(reloaded, publish_to(sinks_), last));
+    current_->running.store(
+        std::make_shared<RunningCollector>(reloaded, publish_to(sinks_), last, scrapes_of(scraper_)));
   }
   options_ = std::move(reloaded);
   status_->reloaded(options_);

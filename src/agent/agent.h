@@ -35,6 +35,9 @@ class Detection;
 namespace store {
 class RetryingHistory;
 }
+namespace scrape {
+class Scraper;
+}
 
 // The options name something that cannot be used (a token or silences file, the data dir): fix the
 // configuration.
@@ -93,6 +96,7 @@ class Agent {
   std::shared_ptr<SinkSet> sinks_;
   std::shared_ptr<PublishedState> published_;  // what is served and stored beside the snapshot
   std::shared_ptr<AgentStatus> status_;        // the settings in effect, for the status API
+  std::shared_ptr<scrape::Scraper> scraper_;   // null when nothing is scraped
   std::shared_ptr<HttpServer> server_;  // held weakly by the history sink's view of the server's families
   bool started_ = false;
   bool stopped_ = false;

@@ -11,8 +11,10 @@ namespace gpuwatch {
 namespace {
 
 std::shared_ptr<Collector> make_collector(const AgentOptions& options, const SnapshotCallback& on_snapshot,
-                                          const SnapshotPtr& replaced) {
-  auto collector = std::make_shared<Collector>(collector_options(options, replaced));
+                                          const SnapshotPtr& replaced, ScrapeSource scrapes) {
+  CollectorOptions copts = collector_options(options, replaced);
+  copts.scrapes = std::move(scrapes);
+  auto collector = std::make_shared<Collector>(std::move(copts));
   if (on_snapshot) collector->set_snapshot_callback(on_snapshot);
   return collector;
 }
@@ -28,8 +30,8 @@ void log_first_collection(const Snapshot& snap) {
 }  // namespace
 
 RunningCollector::RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot,
-                                   const SnapshotPtr& replaced)
-    : collector_(make_collector(options, on_snapshot, replaced)),
+                                   const SnapshotPtr& replaced, ScrapeSource scrapes)
+    : collector_(make_collector(options, on_snapshot, replaced, std::move(scrapes))),
       driver_(std::make_unique<AbandonableWorker>(
           [c = collector_](std::stop_token stop) {
             c->tick();

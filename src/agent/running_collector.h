@@ -16,8 +16,9 @@ class RunningCollector {
  public:
   // Starts collecting at once; every snapshot goes to on_snapshot (set before the first tick, so a sink
   // misses none). `replaced`: the last snapshot of the collector this one replaces (see collector_options).
+  // scrapes: the agent's scraper, which outlives collectors (a reload keeps its targets' state).
   RunningCollector(const AgentOptions& options, const SnapshotCallback& on_snapshot,
-                   const SnapshotPtr& replaced = nullptr);
+                   const SnapshotPtr& replaced = nullptr, ScrapeSource scrapes = {});
   ~RunningCollector();  // stop()
   RunningCollector(const RunningCollector&) = delete;
   RunningCollector& operator=(const RunningCollector&) = delete;

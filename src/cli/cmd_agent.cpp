@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
 #include "config/agent_options.h"
+#include "config/scrape_section.h"
 #include "core/duration.h"
 
 namespace gpuwatch {
@@ -53,6 +54,12 @@ int run_agent(const AgentFlags& flags) {
   if (auto problem = prepare_simulator(options); !problem.empty()) {
     spdlog::error("{}", problem);
     return kExitUsage;
+  }
+  // A game day's own settings (its `gpuwatch:` section: scrape targets), unless the config file has them.
+  if (!options.sim_scenario.empty() && options.scrape.empty()) {
+    const auto errors = apply_scenario_settings(options.sim_scenario, options);
+    for (const auto& e : errors) spdlog::error("{}", e.to_string());
+    if (!errors.empty()) return kExitUsage;
   }
   SignalWaiter signals;  // before any thread starts
 

@@ -7,8 +7,27 @@
 #include "cli/named_files_check.h"
 #include "config/config_file.h"
 #include "config/options_reference.h"
+#include "core/duration.h"
 
 namespace gpuwatch {
+namespace {
+
+// The scrape section as it resulted: each target with its job, url, interval and timeout.
+void print_scrape_section(const ScrapeConfig& scrape) {
+  if (scrape.empty()) return;
+  std::cout << "  scrape:\n";
+  for (const auto& t : scrape.targets) {
+    std::cout << "    - " << t.job << " " << t.url << " every " << format_duration(t.interval) << ", timeout "
+              << format_duration(t.timeout) << "\n";
+  }
+  if (scrape.discovery.enabled) {
+    const auto& d = scrape.discovery.target;
+    std::cout << "    discovery: job " << d.job << ", path " << scrape.discovery.path << ", every "
+              << format_duration(d.interval) << ", timeout " << format_duration(d.timeout) << "\n";
+  }
+}
+
+}  // namespace
 
 void add_config_command(CLI::App& app, CommandAction& action) {
   CLI::App* config = app.add_subcommand("config", "Work with gpuwatch.yaml");
@@ -31,6 +50,7 @@ void add_config_command(CLI::App& app, CommandAction& action) {
       std::cout << *path << ": OK\n";
       for (const auto& spec : option_table())
         std::cout << "  " << spec.key << ": " << spec.show(options) << "\n";
+      print_scrape_section(options.scrape);
       return static_cast<int>(kExitOk);
     };
   });

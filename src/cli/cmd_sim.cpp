@@ -8,6 +8,7 @@
 #include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
+#include "cli/open_simulator.h"
 #include "sources/nvml/nvml_library.h"
 
 namespace gpuwatch {
@@ -37,29 +38,19 @@ int write_tree(const TreeCommand& command, AgentOptions& options) {
               << " DIR (not " << command.host_path << ")\n";
     return kExitUsage;
   }
-  if (auto problem = prepare_simulator(options); !problem.empty()) {
-    std::cerr << problem << "\n";
-    return kExitUsage;
-  }
-  auto opened = NvmlLibrary::open(options.nvml_library);
-  if (!opened.library) {
-    std::cerr << opened.error << "\n";
-    return kExitNoGpu;
-  }
+  int exit_code = kExitOk;
+  const auto library = open_simulator(options, exit_code);
+  if (!library) return exit_code;
   using WriteTree = int (*)(const char*);
-  auto write = reinterpret_cast<WriteTree>(opened.library->optional_symbol(command.symbol));
+  auto write = reinterpret_cast<WriteTree>(library->optional_symbol(command.symbol));
   if (!write) {
-    std::cerr << opened.library->path() << " is not the gpuwatch simulator\n";
+    std::cerr << library->path() << " is not the gpuwatch simulator\n";
+    library->fn().nvmlShutdown();
     return kExitUsage;
   }
   std::filesystem::create_directories(dir);
-  // Initialising first makes the simulator load (and validate) its scenario.
-  if (int init = opened.library->fn().nvmlInit_v2(); init != NVML_SUCCESS) {
-    std::cerr << "the simulator failed to start: " << opened.library->fn().nvmlErrorString(init) << "\n";
-    return kExitUsage;
-  }
   const int rc = write(dir.c_str());
-  opened.library->fn().nvmlShutdown();
+  library->fn().nvmlShutdown();
   if (rc != 0) {
     std::cerr << "the simulator could not write " << dir << " (NVML code " << rc << ")\n";
     return kExitRuntime;
@@ -74,6 +65,7 @@ void add_sim_command(CLI::App& app, CommandAction& action) {
   CLI::App* sim = app.add_subcommand("sim", "Tools for the bundled NVML simulator");
   sim->require_subcommand(1);
   add_sim_export_command(*sim, action);
+  add_sim_serve_command(*sim, action);
   for (const auto& command : kTreeCommands) {
     CLI::App* tree = sim->add_subcommand(command.name, command.help);
     auto flags = std::make_shared<AgentFlags>(*tree, command.taker, ConfigFlag::kNone);

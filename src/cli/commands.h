@@ -29,6 +29,7 @@ void add_alerts_command(CLI::App& app, CommandAction& action);
 void add_import_command(CLI::App& app, CommandAction& action);
 // `sim export`, registered under the sim command.
 void add_sim_export_command(CLI::App& sim, CommandAction& action);
+void add_sim_serve_command(CLI::App& sim, CommandAction& action);
 void add_store_command(CLI::App& app, CommandAction& action);
 void add_top_command(CLI::App& app, CommandAction& action);
 

@@ -523,6 +523,12 @@ void Collector::tick() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   snap->sources.push_back(std::move(nvml_status));
   read_host(now, wall_start + options_.effective_deadline(), previous.get(), *snap);
+  if (options_.scrapes) {
+    // Only in lockstep does a tick wait for the scrapes it starts: scenario time stands still meanwhile.
+    const bool lockstep = std::string_view(clock_->domain()) == "scenario-lockstep";
+    snap->scrapes = options_.scrapes(
+        now, *snap, lockstep ? wall_start + options_.effective_deadline() : std::chrono::steady_clock::now());
+  }
 
   snap->collector_errors = errors_;
   snap->sequence = ++sequence_;

@@ -30,6 +30,12 @@ namespace gpuwatch {
 
 using SnapshotCallback = std::function<void(const SnapshotPtr&)>;
 
+// The scraping source (src/scrape): called once a tick on the collector's thread with the tick's snapshot so
+// far; returns the scrapes that finished since the last call. It waits for nothing past wait_until (the
+// tick's deadline in lockstep, else the moment of the call).
+using ScrapeSource = std::function<std::vector<std::shared_ptr<const ScrapeResult>>(
+    std::int64_t now_ms, const Snapshot& snapshot, std::chrono::steady_clock::time_point wait_until)>;
+
 struct CollectorOptions {
   std::string nvml_library;  // path of libnvidia-ml.so.1 (or libnvml-sim); "" tries the default names
   std::chrono::milliseconds interval{1000};  // raised to kMinInterval when smaller
@@ -45,6 +51,8 @@ struct CollectorOptions {
   // The last host reading of the collector this one replaces (a reload), for the host sources to carry on
   // from; null at start.
   std::shared_ptr<const HostSnapshot> resume_host;
+  // The services' /metrics, scraped on workers of their own; empty when none is configured.
+  ScrapeSource scrapes;
 
   static constexpr std::chrono::milliseconds kMinInterval{10};
   std::chrono::milliseconds effective_interval() const;

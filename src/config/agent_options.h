@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/scrape_config.h"
 #include "core/metric_naming.h"
 #include "rules/detector_settings.h"
 
@@ -65,6 +66,8 @@ struct AgentOptions {
   std::size_t http_queue = 16;
   // Every detector's tunables (detect.<detector>.<tunable>); the health verdict reads the same.
   rules::DetectorSettings detectors;
+  // The services' /metrics the agent scrapes (the `scrape:` section; docs/scraping.md).
+  ScrapeConfig scrape;
 };
 
 // The commands that take a setting, as bits of an OptionCommands set. The agent takes every setting;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/scrape_section.h"
 #include "config/yaml_duplicate_keys.h"
 #include "core/file_io.h"
 #include "core/spelling.h"
@@ -59,6 +60,10 @@ std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions
     errors.push_back(error_at(path, duplicate.at, duplicate.message()));
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>("");
+    if (key == "scrape") {  // a section of its own (a list of targets), not a single setting
+      if (reader == kAgentCommand) read_scrape_section(entry.second, path, options.scrape, errors);
+      continue;
+    }
     const OptionSpec* spec = find_option(key);
     if (!spec) {
       errors.push_back(error_at(path, entry.first.Mark(), unknown_key_message(key)));

@@ -17,6 +17,7 @@
 namespace gpuwatch {
 
 struct HostSnapshot;  // sources/host/host_snapshot.h: what the host said this tick
+struct ScrapeResult;  // core/scrape_result.h: one scrape of a service's /metrics
 
 // One value of a catalogue metric. Label values line up with MetricDef::labels (unused ones are empty).
 // read_ms is when the value was read: groups read less often than every tick (read_schedule.h) carry their
@@ -144,6 +145,8 @@ struct Snapshot {
   std::vector<SourceStatus> sources;  // one per source, in a fixed order; empty before the first tick
   // The host's readings (kernel log, sysfs, /proc); null before the first tick and when none is read.
   std::shared_ptr<const HostSnapshot> host;
+  // The scrapes of services' /metrics (src/scrape) that finished since the previous snapshot, each once.
+  std::vector<std::shared_ptr<const ScrapeResult>> scrapes;
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;

@@ -269,6 +269,12 @@ bool ExpositionParser::parse_value_and_time(std::string_view line, std::size_t p
   }
   pos = skip_spaces(line, end);
   const bool om = format_ == InputFormat::kOpenMetrics;
+  out.timestamped = true;
+  if (has_scrape_time_ && (pos == line.size() || (om && line[pos] == '#'))) {
+    out.t_ms = scrape_time_ms_;
+    out.timestamped = false;
+    return true;
+  }
   if (pos == line.size() || (om && line[pos] == '#')) {
     return fail(pos, om ? "expected a timestamp in seconds after the value (import needs timestamped samples)"
                         : "expected a timestamp in milliseconds after the value (import needs timestamped "

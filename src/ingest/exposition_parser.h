@@ -3,7 +3,8 @@
 // file), one sample at a time, without copying the text.
 //
 // A caller may rely on:
-//  - every sample has a timestamp (a line without one is an error: import writes history, not "now");
+//  - every sample has a timestamp (a line without one is an error: import writes history, not "now"), unless
+//    set_scrape_time() gave the time of a scrape: then a sample without one is at that time;
 //  - a bad line is reported once through the error callback, as file:line:column and what was expected,
 //    and skipped; parsing continues on the next line;
 //  - labels are normalised (store::normalize_labels) and include __name__; consecutive samples spelled
@@ -42,6 +43,7 @@ struct Sample {
   const store::Labels* labels = nullptr;  // valid until the next call of next()
   bool new_series = true;                 // the series text differs from the previous sample's
   std::int64_t t_ms = 0;
+  bool timestamped = true;  // the text gave t_ms (false: the scrape time)
   double value = 0;
 };
 
@@ -51,6 +53,12 @@ class ExpositionParser {
 
   // `text` must outlive the parser. kAuto is resolved with detect_format.
   ExpositionParser(std::string_view text, std::string file_name, InputFormat format, ErrorSink on_error);
+
+  // Reading a scrape: a sample without a timestamp is at t_ms (a scrape's time) instead of an error.
+  void set_scrape_time(std::int64_t t_ms) {
+    scrape_time_ms_ = t_ms;
+    has_scrape_time_ = true;
+  }
 
   // The next sample, skipping comments and bad lines; false at the end of the text.
   bool next(Sample& out);
@@ -79,6 +87,8 @@ class ExpositionParser {
   std::size_t bad_lines_ = 0;
   std::size_t created_skipped_ = 0;
   bool seen_eof_ = false;
+  bool has_scrape_time_ = false;
+  std::int64_t scrape_time_ms_ = 0;
 
   std::string series_text_;    // the raw name{labels} text of the current series
   bool series_valid_ = false;  // series_text_ and labels_ describe the last good sample's series

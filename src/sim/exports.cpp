@@ -17,6 +17,9 @@ namespace gpuwatch::sim {
     reinterpret_cast<const void*>(&gpuwatchSimWriteProcTree),
     reinterpret_cast<const void*>(&gpuwatchSimWriteSysfsTree),
     reinterpret_cast<const void*>(&gpuwatchSimWriteKernelLog),
+    reinterpret_cast<const void*>(&gpuwatchSimServiceCount),
+    reinterpret_cast<const void*>(&gpuwatchSimServiceInfo),
+    reinterpret_cast<const void*>(&gpuwatchSimServiceMetrics),
 };
 #undef GPUWATCH_SIM_ADDRESS
 

@@ -25,5 +25,11 @@ GPUWATCH_SIM_EXPORT int gpuwatchSimGetHostname(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteProcTree(const char* dir);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteSysfsTree(const char* dir);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteKernelLog(const char* path);
+// The scenario's model servers (sim/services.cpp): how many, one's port, pid and kind, and its /metrics text
+// now (NVML's INSUFFICIENT_SIZE dance with *needed; GPU_IS_LOST while its GPU is lost: refuse connections).
+GPUWATCH_SIM_EXPORT int gpuwatchSimServiceCount(unsigned* count);
+GPUWATCH_SIM_EXPORT int gpuwatchSimServiceInfo(unsigned index, unsigned* port, unsigned* pid, char* kind,
+                                               unsigned kind_len);
+GPUWATCH_SIM_EXPORT int gpuwatchSimServiceMetrics(unsigned index, char* buf, unsigned len, unsigned* needed);
 
 }  // extern "C"

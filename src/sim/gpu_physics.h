@@ -56,6 +56,9 @@ class GpuPhysics {
   GpuPhysics(const Scenario& scenario, const ProcessModel& processes, const FaultEffects& faults,
              unsigned gpu);
   GpuReading read(double t) const;
+  // The share of its full clocks the GPU runs at, at t (1, or less under a power cap, brake or thermal
+  // slowdown): what slows the work on it.
+  double clock_factor(double t) const { return step(static_cast<std::int64_t>(t < 0 ? 0 : t)).clock_factor; }
 
  private:
   struct Step {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "sim/gpu_models.h"
 
 namespace gpuwatch::sim {
+
+struct ServiceSpec;
 
 constexpr double kForever = std::numeric_limits<double>::infinity();
 
@@ -147,6 +150,8 @@ struct Scenario {
   std::vector<PcieSwitch> pcie_switches;  // GPUs in none sit directly below a root port
   std::vector<ProcessSpec> processes;
   std::vector<Fault> faults;
+  // Model servers (sim/service_spec.h: its own file, as it needs the shapes above); null when none.
+  std::shared_ptr<const std::vector<ServiceSpec>> services;
 };
 
 }  // namespace gpuwatch::sim

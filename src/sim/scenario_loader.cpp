@@ -11,6 +11,7 @@
 #include "config/yaml_duplicate_keys.h"
 #include "core/file_io.h"
 #include "core/rfc3339.h"
+#include "sim/service_spec.h"
 
 namespace gpuwatch::sim {
 namespace {
@@ -247,7 +248,9 @@ Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& 
   if (root.IsNull())
     throw ScenarioError(name + ":1:1: the scenario is empty; expected keys node, devices, processes, faults");
   if (!root.IsMap()) in.fail(root, "expected a scenario map with keys node, devices, processes, faults");
-  in.expect_map(root, "the scenario", {"node", "devices", "pcie_switches", "processes", "faults"});
+  // `gpuwatch:` holds the agent's settings for the game day (scrape targets): the agent reads it.
+  in.expect_map(root, "the scenario",
+                {"node", "devices", "pcie_switches", "processes", "faults", "services", "gpuwatch"});
   if (root["node"]) read_node(in, root["node"], sc.node);
   if (!root["devices"]) in.fail(root, "a scenario needs a devices list");
   read_devices(in, root["devices"], sc);
@@ -263,6 +266,9 @@ Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& 
     assign_uids(in, procs, sc);
   }
   if (root["faults"] && !root["faults"].IsNull()) sc.faults = read_faults(in, root["faults"], sc);
+  if (root["services"] && !root["services"].IsNull()) {
+    sc.services = std::make_shared<const std::vector<ServiceSpec>>(read_services(in, root["services"], sc));
+  }
   return sc;
 }
 

@@ -14,10 +14,13 @@ Scenario load_scenario_text(const std::string& yaml, const std::string& name);
 Scenario builtin_scenario();
 
 // Parts of the loader shared between its files.
-enum class ShapeUnit { kPercent, kBytes, kBytesPerSecond };  // what a shape's plain values are read as
+// What a shape's plain values are read as (kCount: plain numbers without a ceiling, like requests/s).
+enum class ShapeUnit { kPercent, kBytes, kBytesPerSecond, kCount };
 Shape read_shape(const YamlReader& in, const YAML::Node& node, ShapeUnit unit);
 std::vector<MigInstance> read_mig_instances(const YamlReader& in, const YAML::Node& list,
                                             const GpuModel& model);
 std::vector<Fault> read_faults(const YamlReader& in, const YAML::Node& node, const Scenario& scenario);
+std::vector<ServiceSpec> read_services(const YamlReader& in, const YAML::Node& node,
+                                       const Scenario& scenario);
 
 }  // namespace gpuwatch::sim

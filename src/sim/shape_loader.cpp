@@ -13,6 +13,7 @@ double read_value(const YamlReader& in, const YAML::Node& node, ShapeUnit unit) 
     case ShapeUnit::kBytesPerSecond:
       return in.rate(node, true);
     case ShapeUnit::kPercent:
+    case ShapeUnit::kCount:
       break;
   }
   return in.number(node, "a value");

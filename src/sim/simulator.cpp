@@ -55,6 +55,10 @@ double wall_unix_now() {
 Node::Node(Scenario s) : scenario(std::move(s)), processes(scenario), faults(scenario) {
   for (unsigned i = 0; i < scenario.devices.size(); ++i)
     gpus.push_back(std::make_unique<GpuPhysics>(scenario, processes, faults, i));
+  if (scenario.services) {
+    for (std::size_t i = 0; i < scenario.services->size(); ++i)
+      services.push_back(std::make_unique<ServiceModel>(*this, (*scenario.services)[i], i));
+  }
 }
 
 Simulator::Simulator() : load_unix_(wall_unix_now()) {}
@@ -126,6 +130,13 @@ std::string Simulator::last_error() {
 std::shared_ptr<const Node> Simulator::node() {
   std::lock_guard lock(mutex_);
   return node_;
+}
+
+std::shared_ptr<const Node> Simulator::node_at(double& elapsed, double& wall_per_second) {
+  std::lock_guard lock(mutex_);
+  elapsed = elapsed_locked();
+  wall_per_second = wall_per_second_locked();
+  return init_count_ > 0 ? node_ : nullptr;
 }
 
 std::shared_ptr<const Node> Simulator::node_at(double& elapsed) {

@@ -16,6 +16,7 @@
 #include "sim/fault_effects.h"
 #include "sim/gpu_physics.h"
 #include "sim/process_model.h"
+#include "sim/service_model.h"
 #include "sources/nvml/nvml_abi.h"
 
 namespace gpuwatch::sim {
@@ -29,6 +30,7 @@ struct Node {
   ProcessModel processes;
   FaultEffects faults;
   std::vector<std::unique_ptr<GpuPhysics>> gpus;
+  std::vector<std::unique_ptr<ServiceModel>> services;  // the scenario's model servers, in its order
 };
 
 // What a device call works with once the gate let it through.
@@ -112,6 +114,8 @@ class Simulator {
   std::shared_ptr<const Node> node();
   // The loaded node and the scenario time (seconds since start), without the call gate; null before init.
   std::shared_ptr<const Node> node_at(double& elapsed);
+  // Also the wall seconds per scenario second (1 in lockstep, 1 / time scale when scaled).
+  std::shared_ptr<const Node> node_at(double& elapsed, double& wall_per_second);
   // Brings the kernel-log file at `path` up to the current scenario time (sim/kernel_log.h); one writer at a
   // time, so the appends of concurrent callers never interleave.
   nvmlReturn_t write_kernel_log(const std::string& path);

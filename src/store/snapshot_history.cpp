@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/metric_catalogue.h"
+#include "core/scrape_result.h"
 #include "exposition/catalogue_family.h"
 #include "exposition/native_metrics.h"
 
@@ -43,6 +44,15 @@ void SnapshotHistory::append(const Snapshot& snapshot, std::span<const Family> p
   std::string key;
   for (const auto& family : native_families(snapshot)) append_family(family, t, key);
   for (const auto& family : published) append_family(family, t, key);
+  // Each scrape once, at its own time (or the times its samples carry): a snapshot holds only the scrapes
+  // that finished since the one before.
+  for (const auto& scrape : snapshot.scrapes) {
+    for (const auto& s : scrape->samples) {
+      auto problem = store_->append(s.labels, s.t_ms, s.value);
+      // A target that repeats a sample with its own timestamp is not news (Prometheus drops those too).
+      if (!problem.empty() && problem.rfind("duplicate", 0) != 0) note_refusal(std::move(problem));
+    }
+  }
   warn_about_refusals(t);
 }
 

@@ -373,5 +373,57 @@ TEST_F(ConfigFileTest, QueryLimitsAreSettings) {
   EXPECT_NE(errors[1].message.find("from 1 to"), std::string::npos) << errors[1].message;
 }
 
+TEST_F(ConfigFileTest, TheScrapeSectionSetsTargetsWithTheSectionsDefaults) {
+  AgentOptions o;
+  const auto errors = apply_config_file(write("scrape:\n"
+                                              "  interval: 5s\n"
+                                              "  sample_limit: 1000\n"
+                                              "  targets:\n"
+                                              "    - {job: vllm, url: http://127.0.0.1:8000/metrics}\n"
+                                              "    - job: triton\n"
+                                              "      url: http://127.0.0.1:8002/metrics\n"
+                                              "      timeout: 1s\n"
+                                              "      labels: {model: resnet}\n"
+                                              "      body_size_limit: 2MiB\n"
+                                              "      honor_timestamps: false\n"
+                                              "  discovery: {enabled: true, job: inference}\n"),
+                                        o);
+  ASSERT_TRUE(errors.empty()) << errors[0].to_string();
+  ASSERT_EQ(o.scrape.targets.size(), 2u);
+  EXPECT_EQ(o.scrape.targets[0].job, "vllm");
+  EXPECT_EQ(o.scrape.targets[0].interval, std::chrono::seconds(5));  // the section's default
+  EXPECT_EQ(o.scrape.targets[0].timeout, std::chrono::seconds(5));   // unset: at most the interval
+  EXPECT_EQ(o.scrape.targets[0].sample_limit, 1000u);
+  EXPECT_EQ(o.scrape.targets[1].timeout, std::chrono::seconds(1));
+  EXPECT_EQ(o.scrape.targets[1].labels,
+            (std::vector<std::pair<std::string, std::string>>{{"model", "resnet"}}));
+  EXPECT_EQ(o.scrape.targets[1].body_size_limit, 2u << 20);
+  EXPECT_FALSE(o.scrape.targets[1].honor_timestamps);
+  EXPECT_TRUE(o.scrape.discovery.enabled);
+  EXPECT_EQ(o.scrape.discovery.target.job, "inference");
+  EXPECT_EQ(o.scrape.discovery.target.interval, std::chrono::seconds(5));
+}
+
+TEST_F(ConfigFileTest, ScrapeSectionProblemsAreReportedWhereTheyAre) {
+  AgentOptions o;
+  const auto errors = apply_config_file(write("scrape:\n"
+                                              "  targets:\n"
+                                              "    - {job: a, url: ftp://x}\n"
+                                              "    - {url: http://127.0.0.1:1/metrics, intervall: 5s}\n"
+                                              "    - {job: c, url: http://127.0.0.1:2/metrics, interval: 1s, "
+                                              "timeout: 5s, sample_limit: -1}\n"),
+                                        o);
+  std::vector<std::string> text;
+  for (const auto& e : errors) text.push_back(e.to_string());
+  ASSERT_EQ(text.size(), 5u) << ::testing::PrintToString(text);
+  EXPECT_NE(text[0].find(":3:21: 'url': expected http://host:port/path"), std::string::npos) << text[0];
+  EXPECT_NE(text[1].find(":4:41: unknown key 'intervall' in a scrape target (did you mean 'interval'?)"),
+            std::string::npos)
+      << text[1];
+  EXPECT_NE(text[2].find(":4:7: a scrape target needs a 'job'"), std::string::npos) << text[2];
+  EXPECT_NE(text[3].find("'sample_limit': expected a whole number"), std::string::npos) << text[3];
+  EXPECT_NE(text[4].find("timeout is longer than its interval"), std::string::npos) << text[4];
+}
+
 }  // namespace
 }  // namespace gpuwatch
