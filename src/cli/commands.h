@@ -30,5 +30,6 @@ void add_import_command(CLI::App& app, CommandAction& action);
 // `sim export`, registered under the sim command.
 void add_sim_export_command(CLI::App& sim, CommandAction& action);
 void add_store_command(CLI::App& app, CommandAction& action);
+void add_report_command(CLI::App& app, CommandAction& action);
 
 }  // namespace gpuwatch

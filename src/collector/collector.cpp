@@ -1,4 +1,5 @@
 #include "collector/collector.h"
+#include "collector/workload_names.h"
 
 #include <atomic>
 
@@ -124,7 +125,8 @@ Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
   clock_ = clock ? std::move(clock) : make_clock(lib_);
   callback_->clock = clock_.get();
   latest_.store(std::make_shared<const Snapshot>());
-  if (!options_.host.kmsg.empty() || !options_.host.sysfs_root.empty() || !options_.host.proc_root.empty()) {
+  if (!options_.host.kmsg.empty() || !options_.host.sysfs_root.empty() || !options_.host.proc_root.empty() ||
+      !options_.host.pod_resources_socket.empty() || !options_.host.hpc_job_mapping_dir.empty()) {
     host_job_ = std::make_shared<HostJob>(options_.host, options_.resume_host);
     options_.resume_host.reset();  // a whole host reading: not kept beyond the start
     host_worker_ = std::make_unique<AbandonableWorker>(
@@ -430,6 +432,7 @@ void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_p
   if (snap.host) {
     add_aer_samples(*snap.host, snap);
     add_process_details(*snap.host, snap);
+    add_workload_names(*snap.host, snap);
   }
 }
 

@@ -47,26 +47,71 @@ std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
 
 void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions) {
   const auto& read = or_empty((snapshot.host ? *snapshot.host : no_host()).workloads);
-  std::map<unsigned, procfs::Workload> kept;
+  std::map<unsigned, WorkloadLabels> kept;
   for (auto& c : conditions) {
     const auto pid_label = c.labels.find("pid");
-    if (pid_label == c.labels.end()) continue;
+    if (pid_label == c.labels.end()) {
+      label_holder(snapshot, c);
+      continue;
+    }
     unsigned pid = 0;
     const auto& text = pid_label->second;
     if (std::from_chars(text.data(), text.data() + text.size(), pid).ec != std::errc{}) continue;
     auto known = workloads_.find(pid);
     if (known == workloads_.end()) {
-      const auto it = read.find(pid);
       // A pid the host did not read (its process was gone before it was seen) keeps an empty workload.
-      known = workloads_.emplace(pid, it != read.end() ? it->second : procfs::Workload{}).first;
+      const auto it = read.find(pid);
+      WorkloadLabels w{it != read.end() ? it->second : procfs::Workload{}, {}};
+      for (const auto& d : snapshot.devices) {
+        for (const auto& p : d.processes) {
+          if (p.pid != pid) continue;
+          w.names = {{"namespace", p.namespace_name},
+                     {"pod", p.pod},
+                     {"container", p.container},
+                     {"slurm_job", p.slurm_job},
+                     {"user", p.user}};
+        }
+      }
+      known = workloads_.emplace(pid, std::move(w)).first;
     }
-    const procfs::Workload& w = known->second;
+    const WorkloadLabels& w = known->second;
     kept.emplace(pid, w);
-    if (!w.container_id.empty()) c.labels["container_id"] = w.container_id;
-    if (!w.pod_uid.empty()) c.labels["pod_uid"] = w.pod_uid;
-    if (!w.slurm_job.empty()) c.labels["slurm_job"] = w.slurm_job;
+    if (!w.workload.container_id.empty()) c.labels["container_id"] = w.workload.container_id;
+    if (!w.workload.pod_uid.empty()) c.labels["pod_uid"] = w.workload.pod_uid;
+    if (!w.workload.slurm_job.empty()) c.labels["slurm_job"] = w.workload.slurm_job;
+    for (const auto& [name, value] : w.names)
+      if (!value.empty()) c.labels[name] = value;
   }
   workloads_ = std::move(kept);
+}
+
+// A GPU's condition without a process (idle waste, a lost GPU): the GPU's one holder, the pod or job it is
+// allocated to, and the user when every process on it runs as the same one.
+void Detection::label_holder(const Snapshot& snapshot, Condition& c) {
+  const auto uuid = c.labels.find("uuid");
+  if (uuid == c.labels.end()) return;
+  for (const auto& d : snapshot.devices) {
+    if (d.identity.uuid != uuid->second) continue;
+    if (d.holders.size() == 1) {
+      const GpuHolder& h = d.holders[0];
+      for (const auto& [name, value] :
+           {std::pair<const char*, const std::string*>{"namespace", &h.namespace_name},
+            {"pod", &h.pod},
+            {"container", &h.container},
+            {"slurm_job", &h.slurm_job}})
+        if (!value->empty()) c.labels[name] = *value;
+    }
+    std::string user;
+    for (const auto& p : d.processes) {
+      if (p.user.empty() || (!user.empty() && p.user != user)) {
+        user.clear();
+        break;
+      }
+      user = p.user;
+    }
+    if (!user.empty()) c.labels["user"] = user;
+    return;
+  }
 }
 
 }  // namespace gpuwatch::detect

@@ -25,14 +25,21 @@ class Detection {
   std::vector<Condition> evaluate(const Snapshot& snapshot);
 
  private:
-  // Adds container_id, pod_uid and slurm_job to every condition that names a pid, where its cgroup said.
+  // Adds container_id, pod_uid and slurm_job to every condition that names a pid, where its cgroup said, and
+  // its namespace, pod, container and user where the snapshot names them; to a GPU's condition without a pid,
+  // the GPU's holder (label_holder).
   void label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions);
+  static void label_holder(const Snapshot& snapshot, Condition& c);
+  struct WorkloadLabels {
+    procfs::Workload workload;
+    std::vector<std::pair<std::string, std::string>> names;  // namespace, pod, container, slurm_job, user
+  };
 
   DetectorSet detectors_;
   std::uint64_t kernel_events_seen_ = 0;  // HostSnapshot::kernel_events_read at the last evaluation
   // The workload of every pid a condition named, kept while a condition names it, so an alert's labels stay
   // the same while it lasts even after its process (and so its host reading) is gone.
-  std::map<unsigned, procfs::Workload> workloads_;
+  std::map<unsigned, WorkloadLabels> workloads_;
 };
 
 }  // namespace gpuwatch::detect

@@ -36,6 +36,10 @@ json process_json(const ProcessSample& p) {
           {"uid", optional_value(p.uid)},
           {"user", text_or_null(p.user)},
           {"command", text_or_null(p.command)},
+          {"namespace", text_or_null(p.namespace_name)},
+          {"pod", text_or_null(p.pod)},
+          {"container", text_or_null(p.container)},
+          {"slurm_job", text_or_null(p.slurm_job)},
           {"type", p.type},
           {"used_memory_bytes", optional_value(p.used_memory_bytes)},
           {"sm_utilization", optional_value(p.sm_utilization)},
@@ -55,6 +59,13 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
   const Health health = assess_health(d, settings);
   json processes = json::array();
   for (const auto& p : d.processes) processes.push_back(process_json(p));
+  json holders = json::array();
+  for (const auto& h : d.holders) {
+    holders.push_back({{"namespace", text_or_null(h.namespace_name)},
+                       {"pod", text_or_null(h.pod)},
+                       {"container", text_or_null(h.container)},
+                       {"slurm_job", text_or_null(h.slurm_job)}});
+  }
   json xids = json::object();
   for (const auto& [xid, count] : d.xid_counts) xids[std::to_string(xid)] = count;
   return {{"index", id.index},
@@ -69,6 +80,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
           {"health", {{"verdict", to_string(health.verdict)}, {"reasons", health.reasons}}},
           {"metrics", metrics_json(d)},
           {"processes", std::move(processes)},
+          {"holders", std::move(holders)},
           {"xid_counts", std::move(xids)},
           {"last_xid", optional_value(d.last_xid)},
           {"unsupported", d.unsupported}};
@@ -131,7 +143,8 @@ Each element of `devices`:
 | `last_read_ms` | integer | when the values below were read |
 | `health` | object | `verdict` (`healthy`, `warning`, `critical`) and `reasons` (strings, worst first) |
 | `metrics` | object | native metric name -> array of `{labels: {name: value}, value: number}`; empty for a lost GPU |
-| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null` |
+| `processes` | array | `{pid, name, uid, user, command, namespace, pod, container, slurm_job, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id}`; absent values are `null`; `namespace`, `pod`, `container` from the kubelet's allocation of the GPU, `slurm_job` from the cgroup or the job mapping |
+| `holders` | array | `{namespace, pod, container, slurm_job}`: who the GPU is allocated to (kubelet, job mapping), with or without processes |
 | `xid_counts` | object | XID code (string) -> count since the agent started |
 | `last_xid` | integer or null | the last XID code seen |
 | `unsupported` | array of strings | NVML calls the GPU answered NOT_SUPPORTED |

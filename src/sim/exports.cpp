@@ -17,6 +17,7 @@ namespace gpuwatch::sim {
     reinterpret_cast<const void*>(&gpuwatchSimWriteProcTree),
     reinterpret_cast<const void*>(&gpuwatchSimWriteSysfsTree),
     reinterpret_cast<const void*>(&gpuwatchSimWriteKernelLog),
+    reinterpret_cast<const void*>(&gpuwatchSimPodResources),
 };
 #undef GPUWATCH_SIM_ADDRESS
 

@@ -25,5 +25,6 @@ GPUWATCH_SIM_EXPORT int gpuwatchSimGetHostname(char* buf, unsigned len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteProcTree(const char* dir);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteSysfsTree(const char* dir);
 GPUWATCH_SIM_EXPORT int gpuwatchSimWriteKernelLog(const char* path);
+GPUWATCH_SIM_EXPORT int gpuwatchSimPodResources(char* buf, unsigned len);
 
 }  // extern "C"

@@ -87,7 +87,7 @@ nvmlReturn_t Simulator::init() {
     time_scale_ = env_number("GPUWATCH_SIM_TIME_SCALE").value_or(scenario.node.time_scale);
     if (!(time_scale_ > 0)) throw ScenarioError("GPUWATCH_SIM_TIME_SCALE: expected a number > 0");
     origin_unix_ = env_number("GPUWATCH_SIM_EPOCH").value_or(load_unix_);
-    start_unix_ = scenario.node.start_unix.value_or(origin_unix_);
+    start_unix_ = scenario.node.start_unix.value_or(origin_unix_ - scenario.node.start_ago.value_or(0));
     lockstep_elapsed_ = 0;
     node_ = std::make_shared<const Node>(std::move(scenario));
   } catch (const std::exception& e) {
