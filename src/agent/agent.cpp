@@ -106,7 +106,8 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
       error);
   if (!alerts_) throw AgentSetupError("alerting: " + error);
   history_ = open_history(options_);
-  detection_ = std::make_shared<detect::Detection>(detect::DetectionOptions{options_.detectors});
+  detection_ =
+      std::make_shared<detect::Detection>(detect::DetectionOptions{options_.detectors, options_.accounting});
 
   auto published = std::make_shared<PublishedState>(alerts_, history_);
   std::vector<std::shared_ptr<SnapshotSink>> sinks;

@@ -1,5 +1,7 @@
 #include "detect/detection.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace gpuwatch::detect {
@@ -19,7 +21,8 @@ const T& or_empty(const std::shared_ptr<const T>& p) {
 
 }  // namespace
 
-Detection::Detection(DetectionOptions options) : detectors_(options.settings) {}
+Detection::Detection(DetectionOptions options)
+    : detectors_(options.settings), accounting_(std::move(options.accounting)) {}
 
 std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
   const HostSnapshot& host = snapshot.host ? *snapshot.host : no_host();
@@ -52,6 +55,7 @@ void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>
     const auto pid_label = c.labels.find("pid");
     if (pid_label == c.labels.end()) {
       label_holder(snapshot, c);
+      if (c.alertname == "GpuIdleWaste") price_waste(snapshot, c);
       continue;
     }
     unsigned pid = 0;

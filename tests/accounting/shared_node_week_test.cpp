@@ -130,6 +130,10 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
   for (const auto& a : alerts["data"]["alerts"]) {
     if (a["labels"]["alertname"] != "GpuIdleWaste") continue;
     EXPECT_EQ(a["labels"]["severity"], "ticket");
+    // And what the idle GPU costs, at the configured price.
+    EXPECT_NE(a["annotations"].value("description", "").find("costs 96.00 a day at 4.00 per GPU-hour"),
+              std::string::npos)
+        << a.dump();
     idle_pods.insert(a["labels"].value("namespace", "") + "/" + a["labels"].value("pod", "") + " " +
                      a["labels"].value("user", ""));
   }

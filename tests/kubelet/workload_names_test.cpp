@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "collector/workload_names.h"
+#include "exposition/dcgm_metrics.h"
 
 namespace gpuwatch {
 namespace {
@@ -60,6 +61,29 @@ TEST(WorkloadNames, PodsFromTheKubeletJobsFromCgroupsAndTheMapping) {
 TEST(WorkloadNames, TimeSlicingReplicaIdsNameTheirGpu) {
   EXPECT_EQ(device_id_uuid("GPU-1234::3"), "GPU-1234");
   EXPECT_EQ(device_id_uuid("MIG-5678"), "MIG-5678");
+}
+
+}  // namespace
+}  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+TEST(WorkloadNames, DcgmNamingCarriesThePodNamespaceAndContainer) {
+  Snapshot snap;
+  snap.devices.push_back(gpu(0, "GPU-a", {}));
+  snap.devices[0].samples.push_back(Sample(Metric::kUtilization, 0.5));
+  snap.devices.push_back(gpu(1, "GPU-b", {}));
+  snap.devices[1].samples.push_back(Sample(Metric::kUtilization, 0.5));
+  snap.devices[0].holders.push_back({"research", "train-0", "trainer", ""});
+  const std::string text = render_dcgm(snap, DcgmOptions{});
+  EXPECT_NE(text.find(R"(gpu="0",)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(pod="train-0",namespace="research",container="trainer")"), std::string::npos)
+      << text;
+  // The GPU allocated to nobody has no such labels.
+  const auto line = text.find(R"(DCGM_FI_DEV_GPU_UTIL{gpu="1")");
+  ASSERT_NE(line, std::string::npos);
+  EXPECT_EQ(text.substr(line, text.find('\n', line) - line).find("pod="), std::string::npos);
 }
 
 }  // namespace
