@@ -48,8 +48,9 @@ void Ledger::add(const Snapshot& snapshot) {
       if (d.identity.is_mig_instance) gpu.gpu_instance_id = std::to_string(d.identity.gpu_instance_id);
       gpu.model = d.identity.name;
     }
-    Observation seen{now, classify(d, s.active_utilization), workloads_on(d, s.teams),
-                     price_of(snapshot, d, s), std::nullopt};
+    Observation seen{
+        snapshot.sequence,        now,         classify(d, s.active_utilization), workloads_on(d, s.teams),
+        price_of(snapshot, d, s), std::nullopt};
     if (const Sample* e = d.find(Metric::kEnergy); e && d.state == DeviceState::kOk)
       seen.energy_joules = e->value;
     for (const auto& w : seen.workloads) workload(w, now);
@@ -57,7 +58,8 @@ void Ledger::add(const Snapshot& snapshot) {
     if (const auto prev = last_.find(uuid); prev != last_.end()) {
       const Observation& was = prev->second;
       const std::int64_t dt = now - was.t;
-      if (dt > 0 && dt <= s.max_gap.count()) {
+      const bool consecutive = snapshot.sequence == was.sequence + 1;
+      if (dt > 0 && (dt <= s.max_gap.count() || !consecutive)) {
         const double seconds = static_cast<double>(dt) / 1000.0;
         double cost = seconds / 3600.0 * was.price_per_hour;
         if (s.energy_price_per_kwh > 0 && was.energy_joules && seen.energy_joules &&

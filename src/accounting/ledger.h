@@ -61,6 +61,7 @@ class Ledger {
 
  private:
   struct Observation {
+    std::uint64_t sequence = 0;
     std::int64_t t = 0;
     GpuState state = GpuState::kUnallocated;
     std::vector<Workload> workloads;

@@ -110,29 +110,34 @@ std::string show_number(double v) {
   return std::string(buf.data(), r.ptr);
 }
 
+// A path the agent reads, taken as given (restart only).
+OptionSpec text_option(std::string_view key, std::string_view value_name, std::string_view help,
+                       std::string AgentOptions::*field) {
+  return {key,
+          value_name,
+          help,
+          false,
+          [field](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
+            o.*field = std::string(v);
+            return std::nullopt;
+          },
+          [field](const AgentOptions& o) { return o.*field; },
+          kAgentCommand};
+}
+
 }  // namespace
 
 std::vector<OptionSpec> workload_options() {
   std::vector<OptionSpec> out;
-  out.push_back({"pod_resources_socket", "PATH",
-                 "The kubelet's PodResources socket, for the pod and container of each GPU (its directory is "
-                 "watched, so a kubelet restart is survived); \"\" = off. In Kubernetes: "
-                 "/var/lib/kubelet/pod-resources/kubelet.sock",
-                 false,
-                 [](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
-                   o.pod_resources_socket = std::string(v);
-                   return std::nullopt;
-                 },
-                 [](const AgentOptions& o) { return o.pod_resources_socket; }, kAgentCommand});
-  out.push_back({"hpc_job_mapping_dir", "DIR",
-                 "dcgm-exporter's HPC job-mapping directory: one file per GPU index (or index.instance) "
-                 "holding the ids of the jobs on it; \"\" = off",
-                 false,
-                 [](AgentOptions& o, std::string_view v) -> std::optional<std::string> {
-                   o.hpc_job_mapping_dir = std::string(v);
-                   return std::nullopt;
-                 },
-                 [](const AgentOptions& o) { return o.hpc_job_mapping_dir; }, kAgentCommand});
+  out.push_back(text_option("pod_resources_socket", "PATH",
+                            "The kubelet's PodResources socket, for the pod and container of each GPU (its "
+                            "directory is watched, so a kubelet restart is survived); \"\" = off. In "
+                            "Kubernetes: /var/lib/kubelet/pod-resources/kubelet.sock",
+                            &AgentOptions::pod_resources_socket));
+  out.push_back(text_option("hpc_job_mapping_dir", "DIR",
+                            "dcgm-exporter's HPC job-mapping directory: one file per GPU index (or "
+                            "index.instance) holding the ids of the jobs on it; \"\" = off",
+                            &AgentOptions::hpc_job_mapping_dir));
   out.push_back({"active_utilization", "RATIO",
                  "A GPU at or above this utilization (0..1) is active; below it idle, held or not", true,
                  [](AgentOptions& o, std::string_view v) -> std::optional<std::string> {

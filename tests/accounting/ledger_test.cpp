@@ -28,8 +28,11 @@ ProcessSample process(unsigned pid, std::string user) {
   return p;
 }
 
+// The collector's next snapshot (its sequence one more than the last one's).
 Snapshot at(std::int64_t t_ms, std::vector<DeviceSnapshot> devices) {
+  static std::uint64_t sequence = 0;
   Snapshot s;
+  s.sequence = ++sequence;
   s.timestamp_ms = t_ms;
   s.devices = std::move(devices);
   return s;
@@ -98,6 +101,15 @@ TEST(Ledger, SplitsASharedGpuAndSkipsLongGaps) {
     EXPECT_EQ(t.active.seconds, 60) << w.user;
     EXPECT_EQ(w.team, w.user == "carol" ? "physics" : "");
   }
+}
+
+TEST(Ledger, ChargesTheTimeOfSnapshotsItsQueueDropped) {
+  Ledger ledger(options());
+  ledger.add(at(0, {gpu(0, 0.5)}));
+  Snapshot later = at(10 * 60'000, {gpu(0, 0.5)});
+  later.sequence += 9;  // nine snapshots between them never reached the sink
+  ledger.add(later);
+  EXPECT_EQ(ledger.gpus().at("GPU-0").totals[kActive].seconds, 600);
 }
 
 TEST(Ledger, BoundsItsWorkloadsAndForgetsTheGone) {

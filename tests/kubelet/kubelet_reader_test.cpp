@@ -23,6 +23,20 @@ const std::vector<DeviceAllocation> kTwoPods = {
     {"nvidia.com/mig-1g.10gb", "MIG-cccc", "vision", "notebook", "jupyter"},
 };
 
+// A fake kubelet serving kTwoPods, and a reader of it that has read it once.
+struct ReadKubelet {
+  test::TempDir dir;
+  std::string socket = dir.path() + "/kubelet.sock";
+  test::FakeKubelet kubelet{socket};
+  KubeletReader reader{socket};
+  ReadKubelet() {
+    kubelet.set_allocations(kTwoPods);
+    kubelet.start();
+    const auto first = reader.read(1000, 2s);
+    EXPECT_FALSE(first.error) << first.error->message;
+  }
+};
+
 TEST(KubeletReader, ListsEveryAllocatedDeviceWithItsPodAndContainer) {
   test::TempDir dir;
   const std::string socket = dir.path() + "/kubelet.sock";
@@ -65,14 +79,9 @@ TEST(KubeletReader, AMissingSocketFailsWithItsReason) {
 }
 
 TEST(KubeletReader, SurvivesAKubeletRestart) {
-  test::TempDir dir;
-  const std::string socket = dir.path() + "/kubelet.sock";
-  test::FakeKubelet kubelet(socket);
-  kubelet.set_allocations(kTwoPods);
-  kubelet.start();
-  KubeletReader reader(socket);
-  ASSERT_FALSE(reader.read(1000, 2s).error);
-
+  ReadKubelet k;
+  test::FakeKubelet& kubelet = k.kubelet;
+  KubeletReader& reader = k.reader;
   kubelet.stop();  // the socket is gone
   const auto down = reader.read(2000, 200ms);
   ASSERT_TRUE(down.error);
@@ -90,13 +99,9 @@ TEST(KubeletReader, SurvivesAKubeletRestart) {
 }
 
 TEST(KubeletReader, ALongOutageUnnamesThePods) {
-  test::TempDir dir;
-  const std::string socket = dir.path() + "/kubelet.sock";
-  test::FakeKubelet kubelet(socket);
-  kubelet.set_allocations(kTwoPods);
-  kubelet.start();
-  KubeletReader reader(socket);
-  ASSERT_FALSE(reader.read(1000, 2s).error);
+  ReadKubelet k;
+  test::FakeKubelet& kubelet = k.kubelet;
+  KubeletReader& reader = k.reader;
   kubelet.stop();
   const auto later = reader.read(1000 + KubeletReader::kCarryMs + 1, 200ms);
   ASSERT_TRUE(later.error);
