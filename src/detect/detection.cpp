@@ -89,6 +89,19 @@ void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>
   workloads_ = std::move(kept);
 }
 
+void Detection::price_waste(const Snapshot& snapshot, Condition& c) const {
+  const auto uuid = c.labels.find("uuid");
+  if (uuid == c.labels.end()) return;
+  for (const auto& d : snapshot.devices) {
+    if (d.identity.uuid != uuid->second) continue;
+    const double price = accounting_.price_of(d.identity.name);
+    if (price > 0)
+      c.description +=
+          fmt::format("; held idle it costs {:.2f} a day at {:.2f} per GPU-hour", price * 24, price);
+    return;
+  }
+}
+
 // A GPU's condition without a process (idle waste, a lost GPU): the GPU's one holder, the pod or job it is
 // allocated to, and the user when every process on it runs as the same one.
 void Detection::label_holder(const Snapshot& snapshot, Condition& c) {
