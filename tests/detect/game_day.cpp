@@ -57,7 +57,7 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
   // read by the collector's host sources into each snapshot.
   o.host = {kmsg, options.read_sysfs ? sysfs : "", dir.path(), "", ""};
   Collector collector(o);
-  Detection detection({options.settings});
+  Detection detection({options.settings, AccountingSettings{}});
 
   // The alert engine applies each condition's for duration: an alert counts once it fires.
   alerting::AlertEngineOptions engine_options;
