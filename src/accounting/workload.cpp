@@ -1,6 +1,8 @@
 #include "accounting/workload.h"
 
 #include <algorithm>
+#include <set>
+#include <string_view>
 
 namespace gpuwatch::accounting {
 
@@ -28,7 +30,10 @@ std::vector<Workload> workloads_on(const DeviceSnapshot& d, std::span<const Team
     if (!h.pod.empty()) out.push_back({h.namespace_name, h.pod, h.container, "", user, ""});
   }
   if (out.empty()) {
-    for (const auto& p : d.processes) out.push_back({"", "", "", p.slurm_job, p.user, ""});
+    // Each distinct (job, user) once: a GPU may hold hundreds of one job's processes.
+    std::set<std::pair<std::string_view, std::string_view>> seen;
+    for (const auto& p : d.processes) seen.emplace(p.slurm_job, p.user);
+    for (const auto& [job, u] : seen) out.push_back({"", "", "", std::string(job), std::string(u), ""});
   }
   if (out.empty()) {
     for (const auto& h : d.holders)

@@ -43,11 +43,11 @@ TEST(Pods, LoaderErrorsSayWhere) {
   SimLibrary lib(path.string());
   const std::string head = "devices:\n  - {model: H200, count: 2}\n";
   const std::pair<std::string, std::string> bad[] = {
-      {"pods:\n  - {name: a, containers: [{name: c, gpus: [5]}]}\n", ":4:38: gpu index out of range"},
-      {"pods:\n  - {name: a, containers: [{name: c, gpus: [x]}]}\n", ":4:38: expected a GPU index"},
+      {"pods:\n  - {name: a, containers: [{name: c, gpus: [5]}]}\n", ":4:45: gpu index out of range"},
+      {"pods:\n  - {name: a, containers: [{name: c, gpus: [x]}]}\n", ":4:45: expected a GPU index"},
       {"pods:\n  - {name: a}\n", ":4:5: a pod needs containers"},
-      {"processes:\n  - {pid: 1, pod: nope}\n", ":4:21: no pod named nope"},
-      {"processes:\n  - {pid: 1, slurm_job: \"12a\"}\n", ":4:27: a Slurm job id is a number"},
+      {"processes:\n  - {pid: 1, pod: nope}\n", ":4:19: no pod named nope"},
+      {"processes:\n  - {pid: 1, slurm_job: \"12a\"}\n", ":4:25: a Slurm job id is a number"},
   };
   for (const auto& [yaml, error] : bad) {
     std::ofstream(path) << head << yaml;
