@@ -112,7 +112,7 @@ TEST(KubeletReader, TheHostReaderReportsTheSourceAndDegradesOnlyIt) {
   test::TempDir dir;
   HostReader reader({"", "", "", dir.path() + "/kubelet.sock", ""});
   ASSERT_EQ(reader.source_names(), std::vector<std::string>{"kubelet"});
-  auto reading = reader.read({1000, {}, {}});
+  auto reading = reader.read({1000, {}, {}, std::nullopt});
   ASSERT_EQ(reading.sources.size(), 1u);
   EXPECT_FALSE(reading.sources[0].success);
   EXPECT_EQ(reading.sources[0].reason, "socket_missing");
@@ -121,7 +121,7 @@ TEST(KubeletReader, TheHostReaderReportsTheSourceAndDegradesOnlyIt) {
   test::FakeKubelet kubelet(dir.path() + "/kubelet.sock");
   kubelet.set_allocations(kTwoPods);
   kubelet.start();
-  reading = reader.read({2000, {}, {}});
+  reading = reader.read({2000, {}, {}, std::nullopt});
   ASSERT_EQ(reading.sources.size(), 1u);
   EXPECT_TRUE(reading.sources[0].success) << reading.sources[0].message;
   EXPECT_EQ(reading.host->pod_resources->allocations, kTwoPods);

@@ -179,10 +179,17 @@ void HostReader::read_workload_names(const HostRequest& request, HostSnapshot& h
                                      std::vector<SourceStatus>& out) {
   if (kubelet_) {
     const Stopwatch watch;
-    // Well inside the shortest tick deadline (50 ms is the least): a kubelet that does not answer costs
-    // this source its reading, never the tick.
-    constexpr std::chrono::milliseconds kCallDeadline{40};
-    auto read = kubelet_->read(request.now_ms, kCallDeadline);
+    // What is left of the tick's deadline, less a margin, and at most a second: a kubelet that does not
+    // answer costs this source its reading, never the tick. Without a deadline, 40 ms (the shortest tick
+    // deadline is 50 ms).
+    using std::chrono::milliseconds;
+    milliseconds call_deadline{40};
+    if (request.deadline) {
+      const auto left =
+          std::chrono::duration_cast<milliseconds>(*request.deadline - std::chrono::steady_clock::now());
+      call_deadline = std::clamp(left - milliseconds(10), milliseconds(1), milliseconds(1000));
+    }
+    auto read = kubelet_->read(request.now_ms, call_deadline);
     host.pod_resources = std::move(read.reading);
     if (read.error) {
       out.push_back(SourceStatus{"kubelet", false, watch.seconds(), read.error->reason, read.error->message});

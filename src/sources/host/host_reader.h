@@ -10,6 +10,7 @@
 // thread-safe: the collector runs read() on one worker at a time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -38,6 +39,9 @@ struct HostRequest {
   std::int64_t now_ms = 0;
   std::vector<std::string> gpu_bus_ids;
   std::vector<unsigned> pids;  // sorted, unique
+  // When the tick's host read must be done; a source that can wait on a peer (the kubelet) waits no longer.
+  // Unset: a short deadline of the source's own.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct HostReading {
