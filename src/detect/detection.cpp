@@ -49,6 +49,13 @@ std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
 }
 
 void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions) {
+  for (const auto& d : snapshot.devices) {
+    if (d.processes.empty()) continue;  // keeps the last user of a GPU whose processes went
+    std::string user = d.processes.front().user;
+    for (const auto& p : d.processes)
+      if (p.user != user) user.clear();
+    last_users_[d.identity.uuid] = user;
+  }
   const auto& read = or_empty((snapshot.host ? *snapshot.host : no_host()).workloads);
   std::map<unsigned, WorkloadLabels> kept;
   for (auto& c : conditions) {
@@ -85,6 +92,8 @@ void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>
     if (!w.workload.slurm_job.empty()) c.labels["slurm_job"] = w.workload.slurm_job;
     for (const auto& [name, value] : w.names)
       if (!value.empty()) c.labels[name] = value;
+    // A process not seen (gone before it was read): its GPU's holder says whose it was.
+    if (!c.labels.contains("pod") && !c.labels.contains("slurm_job")) label_holder(snapshot, c);
   }
   workloads_ = std::move(kept);
 }
@@ -102,8 +111,9 @@ void Detection::price_waste(const Snapshot& snapshot, Condition& c) const {
   }
 }
 
-// A GPU's condition without a process (idle waste, a lost GPU): the GPU's one holder, the pod or job it is
-// allocated to, and the user when every process on it runs as the same one.
+// A GPU's condition without a process (idle waste, a lost GPU), or whose process was not seen: the GPU's one
+// holder, the pod or job it is allocated to, and the user when every process on it runs (or last ran) as the
+// same one. Labels the condition has already are kept.
 void Detection::label_holder(const Snapshot& snapshot, Condition& c) {
   const auto uuid = c.labels.find("uuid");
   if (uuid == c.labels.end()) return;
@@ -116,17 +126,10 @@ void Detection::label_holder(const Snapshot& snapshot, Condition& c) {
             {"pod", &h.pod},
             {"container", &h.container},
             {"slurm_job", &h.slurm_job}})
-        if (!value->empty()) c.labels[name] = *value;
+        if (!value->empty()) c.labels.try_emplace(name, *value);
     }
-    std::string user;
-    for (const auto& p : d.processes) {
-      if (p.user.empty() || (!user.empty() && p.user != user)) {
-        user.clear();
-        break;
-      }
-      user = p.user;
-    }
-    if (!user.empty()) c.labels["user"] = user;
+    const std::string& user = last_users_[d.identity.uuid];
+    if (!user.empty()) c.labels.try_emplace("user", user);
     return;
   }
 }

@@ -32,7 +32,7 @@ class Detection {
   // its namespace, pod, container and user where the snapshot names them; to a GPU's condition without a pid,
   // the GPU's holder (label_holder).
   void label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions);
-  static void label_holder(const Snapshot& snapshot, Condition& c);
+  void label_holder(const Snapshot& snapshot, Condition& c);
   // A GpuIdleWaste condition's description gains what the GPU costs a day, at its price.
   void price_waste(const Snapshot& snapshot, Condition& c) const;
   struct WorkloadLabels {
@@ -46,6 +46,9 @@ class Detection {
   // The workload of every pid a condition named, kept while a condition names it, so an alert's labels stay
   // the same while it lasts even after its process (and so its host reading) is gone.
   std::map<unsigned, WorkloadLabels> workloads_;
+  // The one user of each GPU's processes when it last had any (by uuid), so that an alert about a GPU whose
+  // processes are gone (it fell off the bus) still names whose work it was.
+  std::map<std::string, std::string> last_users_;
 };
 
 }  // namespace gpuwatch::detect

@@ -126,8 +126,13 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
   // The idle-waste alerts of the week name the pod and its user.
   const json alerts = get_json(client, "/api/v1/alerts");
   ASSERT_TRUE(alerts.is_object());
-  std::set<std::string> idle_pods;
+  std::set<std::string> idle_pods, names;
   for (const auto& a : alerts["data"]["alerts"]) {
+    names.insert(a["labels"]["alertname"].get<std::string>());
+    if (a["labels"]["alertname"] == "Watchdog") continue;  // about the pipeline, no GPU's
+    // Every alert about a GPU names whose work was on it.
+    EXPECT_TRUE(a["labels"].contains("user")) << a.dump();
+    EXPECT_TRUE(a["labels"].contains("pod") || a["labels"].contains("slurm_job")) << a.dump();
     if (a["labels"]["alertname"] != "GpuIdleWaste") continue;
     EXPECT_EQ(a["labels"]["severity"], "ticket");
     // And what the idle GPU costs, at the configured price.
@@ -139,6 +144,7 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
   }
   EXPECT_TRUE(idle_pods.contains("vision/notebook-bob bob")) << alerts.dump();
   EXPECT_TRUE(idle_pods.contains("research/llm-train-0 alice")) << alerts.dump();
+  EXPECT_TRUE(names.contains("GpuLost")) << alerts.dump();  // GPU 7, named by its pod and last user
 
   agent.signal(SIGTERM);
   ASSERT_EQ(agent.wait_exit(30s), 0);
