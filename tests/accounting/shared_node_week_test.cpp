@@ -146,6 +146,18 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
   EXPECT_TRUE(idle_pods.contains("research/llm-train-0 alice")) << alerts.dump();
   EXPECT_TRUE(names.contains("GpuLost")) << alerts.dump();  // GPU 7, named by its pod and last user
 
+  // The sinks have stored everything up to the last snapshot before the agent stops (a stop gives a sink
+  // still working through a backlog two seconds, then leaves it).
+  const auto drained = std::chrono::steady_clock::now() + 60s;
+  for (;;) {
+    const auto m = client.Get("/metrics");
+    const bool idle =
+        m && m->status == 200 &&
+        m->body.find(R"(gpuwatch_sink_queue_length{sink="accounting"} 0)") != std::string::npos &&
+        m->body.find(R"(gpuwatch_sink_queue_length{sink="history"} 0)") != std::string::npos;
+    if (idle || std::chrono::steady_clock::now() > drained) break;
+    std::this_thread::sleep_for(200ms);
+  }
   agent.signal(SIGTERM);
   ASSERT_EQ(agent.wait_exit(30s), 0);
 
