@@ -5,7 +5,9 @@
 #include <atomic>
 #include <utility>
 
+#include "agent/accounting_sink.h"
 #include "agent/alerting_setup.h"
+#include "agent/cost_api.h"
 #include "agent/detection_sink.h"
 #include "agent/external_url.h"
 #include "agent/history_sink.h"
@@ -65,6 +67,7 @@ HttpServerOptions server_options(const AgentOptions& options,
   for (auto& route : query_api_routes(options, query)) so.routes.push_back(std::move(route));
   // The web dashboards at /, reading only the routes above.
   for (auto& route : web_ui_routes()) so.routes.push_back(std::move(route));
+  for (auto& route : cost_routes(query.history)) so.routes.push_back(std::move(route));
   // After the snapshot's families, what the agent's parts publish: the same list the history stores.
   so.extra_metrics = [published = query.published](std::string& out, ExpositionFormat f) {
     published->append(out, f);
@@ -116,12 +119,22 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
     spdlog::info("scraping {} target(s){}", options_.scrape.targets.size(),
                  options_.scrape.discovery.enabled ? " and the services discovered on the GPUs" : "");
   }
-  detection_ = std::make_shared<detect::Detection>(detect::DetectionOptions{options_.detectors});
+  detection_ =
+      std::make_shared<detect::Detection>(detect::DetectionOptions{options_.detectors, options_.accounting});
 
   auto published = std::make_shared<PublishedState>(alerts_, history_);
   std::vector<std::shared_ptr<SnapshotSink>> sinks;
   if (history_) sinks.push_back(std::make_shared<HistorySink>(history_, published));
   sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_));
+  accounting_ = std::make_shared<AccountingSink>(
+      accounting::LedgerOptions{options_.accounting, options_.accounting_max_workloads,
+                                options_.accounting_workload_expiry},
+      history_);
+  sinks.push_back(accounting_);
+  published->set_accounting([accounting = std::weak_ptr<AccountingSink>(accounting_)] {
+    const auto alive = accounting.lock();
+    return alive ? alive->families() : std::vector<Family>{};
+  });
   for (auto& sink : extra_sinks) sinks.push_back(std::move(sink));
   sinks_ = std::make_shared<SinkSet>(sinks);
   published->set_sinks(sinks_);
@@ -174,6 +187,7 @@ void Agent::start() {
 void Agent::reload(AgentOptions reloaded) {
   warn_about_restart_only_changes(options_, reloaded);
   spdlog::set_level(spdlog::level::from_str(reloaded.log_level));
+  accounting_->set_settings(reloaded.accounting);
   server_->set_naming(reloaded.naming);
   // Restart-only settings keep their running values: every option the table marks not reloadable.
   for (const auto& spec : option_table()) {

@@ -26,6 +26,7 @@ struct BoundListener;
 class SinkSet;
 class PublishedState;
 class AgentStatus;
+class AccountingSink;
 namespace alerting {
 class AlertingService;
 }
@@ -93,6 +94,7 @@ class Agent {
   std::shared_ptr<alerting::AlertingService> alerts_;
   std::shared_ptr<store::RetryingHistory> history_;
   std::shared_ptr<detect::Detection> detection_;
+  std::shared_ptr<AccountingSink> accounting_;  // its counters on /metrics, in the history, /api/v1/cost
   std::shared_ptr<SinkSet> sinks_;
   std::shared_ptr<PublishedState> published_;  // what is served and stored beside the snapshot
   std::shared_ptr<AgentStatus> status_;        // the settings in effect, for the status API

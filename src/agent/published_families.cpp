@@ -14,6 +14,11 @@ void PublishedState::set_server_families(std::function<std::vector<Family>()> se
   server_families_ = std::move(server_families);
 }
 
+void PublishedState::set_accounting(std::function<std::vector<Family>()> accounting_families) {
+  std::lock_guard lock(mu_);
+  accounting_families_ = std::move(accounting_families);
+}
+
 PublishedFamilies PublishedState::stored_families() const {
   PublishedFamilies out = families();
   std::function<std::vector<Family>()> server;
@@ -48,6 +53,14 @@ PublishedFamilies PublishedState::families() const {
 void PublishedState::append(std::string& out, ExpositionFormat format) const {
   const PublishedFamilies published = families();
   for (const auto& f : published.families) append_family(out, f, format);
+  std::function<std::vector<Family>()> accounting;
+  {
+    std::lock_guard lock(mu_);
+    accounting = accounting_families_;
+  }
+  if (accounting) {
+    for (const auto& f : accounting()) append_family(out, f, format);
+  }
 }
 
 }  // namespace gpuwatch

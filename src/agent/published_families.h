@@ -33,6 +33,9 @@ class PublishedState {
   void set_sinks(const std::shared_ptr<SinkSet>& sinks);
   // The HTTP server's own families (it renders them on /metrics itself, live): stored, not appended.
   void set_server_families(std::function<std::vector<Family>()> server_families);
+  // Accounting's counters: served on /metrics, but stored by the accounting sink itself at its snapshots'
+  // times (agent/accounting_sink.h), so not in stored_families().
+  void set_accounting(std::function<std::vector<Family>()> accounting_families);
   PublishedFamilies families() const;                            // thread-safe
   PublishedFamilies stored_families() const;                     // families() and the server's; thread-safe
   void append(std::string& out, ExpositionFormat format) const;  // for /metrics
@@ -43,6 +46,7 @@ class PublishedState {
   mutable std::mutex mu_;
   std::weak_ptr<SinkSet> sinks_;
   std::function<std::vector<Family>()> server_families_;
+  std::function<std::vector<Family>()> accounting_families_;
 };
 
 }  // namespace gpuwatch

@@ -143,7 +143,7 @@ int run_status(const StatusArgs& args) {
     if (!snap->devices.empty()) {
       std::cout << render_status_table(*snap, StatusTableStyle{colour, width}, options.detectors) << "\n";
       // The detectors on this one reading: what needs a window (trends, rates) cannot fire here.
-      detect::Detection detection(detect::DetectionOptions{options.detectors});
+      detect::Detection detection(detect::DetectionOptions{options.detectors, options.accounting});
       auto conditions = detection.evaluate(*snap);
       std::erase_if(conditions, [](const alerting::Condition& c) { return c.alertname == "Watchdog"; });
       std::cout << render_status_alerts(conditions, StatusTableStyle{colour, width});

@@ -32,5 +32,6 @@ void add_sim_export_command(CLI::App& sim, CommandAction& action);
 void add_sim_serve_command(CLI::App& sim, CommandAction& action);
 void add_store_command(CLI::App& app, CommandAction& action);
 void add_top_command(CLI::App& app, CommandAction& action);
+void add_report_command(CLI::App& app, CommandAction& action);
 
 }  // namespace gpuwatch

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   gpuwatch::add_config_command(app, action);
   gpuwatch::add_sim_command(app, action);
   gpuwatch::add_query_command(app, action);
+  gpuwatch::add_report_command(app, action);
   gpuwatch::add_alerts_command(app, action);
   gpuwatch::add_import_command(app, action);
   gpuwatch::add_store_command(app, action);

@@ -1,4 +1,5 @@
 #include "collector/collector.h"
+#include "collector/workload_names.h"
 
 #include <atomic>
 
@@ -124,7 +125,8 @@ Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
   clock_ = clock ? std::move(clock) : make_clock(lib_);
   callback_->clock = clock_.get();
   latest_.store(std::make_shared<const Snapshot>());
-  if (!options_.host.kmsg.empty() || !options_.host.sysfs_root.empty() || !options_.host.proc_root.empty()) {
+  if (!options_.host.kmsg.empty() || !options_.host.sysfs_root.empty() || !options_.host.proc_root.empty() ||
+      !options_.host.pod_resources_socket.empty() || !options_.host.hpc_job_mapping_dir.empty()) {
     host_job_ = std::make_shared<HostJob>(options_.host, options_.resume_host);
     options_.resume_host.reset();  // a whole host reading: not kept beyond the start
     host_worker_ = std::make_unique<AbandonableWorker>(
@@ -396,10 +398,14 @@ void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_p
                           const Snapshot* previous, Snapshot& snap) {
   if (!host_job_) return;
   const auto start = std::chrono::steady_clock::now();
+  // The host gets at least a moment of its own after a GPU read that spent the tick's deadline.
+  constexpr std::chrono::milliseconds kMinHostBudget{20};
+  const auto host_deadline = std::max(deadline, start + kMinHostBudget);
   bool started = false;
   if (!host_worker_->busy()) {
     HostRequest& request = host_job_->request;
     request.now_ms = now_ms;
+    request.deadline = host_deadline;
     request.gpu_bus_ids.clear();
     request.pids.clear();
     for (const auto& d : snap.devices) {
@@ -411,9 +417,7 @@ void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_p
     request.pids.erase(std::unique(request.pids.begin(), request.pids.end()), request.pids.end());
     started = host_worker_->start();
   }
-  // The host gets at least a moment of its own after a GPU read that spent the tick's deadline.
-  constexpr std::chrono::milliseconds kMinHostBudget{20};
-  if (started && host_worker_->wait_until(std::max(deadline, start + kMinHostBudget))) {
+  if (started && host_worker_->wait_until(host_deadline)) {
     HostReading& reading = host_job_->result;
     snap.host = reading.host;
     for (auto& status : reading.sources) snap.sources.push_back(std::move(status));
@@ -430,6 +434,7 @@ void Collector::read_host(std::int64_t now_ms, std::chrono::steady_clock::time_p
   if (snap.host) {
     add_aer_samples(*snap.host, snap);
     add_process_details(*snap.host, snap);
+    add_workload_names(*snap.host, snap);
   }
 }
 

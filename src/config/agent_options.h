@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "config/scrape_config.h"
+#include "config/accounting_settings.h"
 #include "core/metric_naming.h"
 #include "rules/detector_settings.h"
 
@@ -64,6 +65,14 @@ struct AgentOptions {
   std::uint64_t http_max_reply_size = std::uint64_t{64} << 20;
   std::size_t http_workers = 4;
   std::size_t http_queue = 16;
+  // Workload names (docs/cost.md): the kubelet's PodResources socket and dcgm-exporter's job-mapping
+  // directory; "" = not read.
+  std::string pod_resources_socket;
+  std::string hpc_job_mapping_dir;
+  // Accounting and cost (docs/cost.md).
+  AccountingSettings accounting;
+  std::size_t accounting_max_workloads = 500;  // beyond it, new workloads are summed as "other"
+  std::chrono::milliseconds accounting_workload_expiry{24LL * 3600 * 1000};
   // Every detector's tunables (detect.<detector>.<tunable>); the health verdict reads the same.
   rules::DetectorSettings detectors;
   // The services' /metrics the agent scrapes (the `scrape:` section; docs/scraping.md).

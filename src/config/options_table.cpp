@@ -8,6 +8,7 @@
 #include "config/agent_options.h"
 #include "config/option_kinds.h"
 #include "config/tunable_options.h"
+#include "config/workload_options.h"
 #include "core/utf8.h"
 
 namespace gpuwatch {
@@ -238,6 +239,7 @@ std::vector<OptionSpec> make_table() {
       count_option({"http_queue", "API requests that may wait for a worker; more are answered 503 at once"},
                    &AgentOptions::http_queue, {.max = 100'000, .what = "requests", .example = "16"}),
   }};
+  for (auto& spec : workload_options()) table.push_back(std::move(spec));
   for (auto& spec : tunable_options()) table.push_back(std::move(spec));
   return table;
 }

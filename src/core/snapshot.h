@@ -84,6 +84,22 @@ struct ProcessSample {
   std::optional<unsigned> uid;  // the real uid
   std::string user;             // the host's passwd name of uid, else uid in decimal; "" when unknown
   std::string command;          // the command line, arguments joined by spaces; "" when unknown
+  // The workload it belongs to (collector/workload_names.h): the kubelet's pod and container of its GPU, the
+  // Slurm job of its cgroup or of the scheduler's job mapping; "" where not known.
+  std::string namespace_name;
+  std::string pod;
+  std::string container;
+  std::string slurm_job;
+};
+
+// Who a GPU (or MIG instance) is allocated to, whether or not anything runs on it: a pod's container (the
+// kubelet's PodResources API) or a batch job (the scheduler's job-mapping directory).
+struct GpuHolder {
+  std::string namespace_name;
+  std::string pod;
+  std::string container;
+  std::string slurm_job;
+  bool operator==(const GpuHolder&) const = default;
 };
 
 struct DeviceSnapshot {
@@ -92,6 +108,7 @@ struct DeviceSnapshot {
   std::int64_t last_read_ms = 0;  // timestamp of the values below
   std::vector<Sample> samples;    // device-scope catalogue samples
   std::vector<ProcessSample> processes;
+  std::vector<GpuHolder> holders;  // from the host reading; empty when allocated to nobody or not read
   std::map<unsigned, std::uint64_t> xid_counts;  // cumulative since the agent started, per XID code
   std::optional<unsigned> last_xid;              // dcgm-exporter's DCGM_FI_DEV_XID_ERRORS shows only this
   std::vector<std::string> unsupported;          // calls NVML answered NOT_SUPPORTED for, in call order

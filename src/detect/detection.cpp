@@ -1,5 +1,7 @@
 #include "detect/detection.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace gpuwatch::detect {
@@ -19,7 +21,8 @@ const T& or_empty(const std::shared_ptr<const T>& p) {
 
 }  // namespace
 
-Detection::Detection(DetectionOptions options) : detectors_(options.settings) {}
+Detection::Detection(DetectionOptions options)
+    : detectors_(options.settings), accounting_(std::move(options.accounting)) {}
 
 std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
   const HostSnapshot& host = snapshot.host ? *snapshot.host : no_host();
@@ -46,27 +49,89 @@ std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
 }
 
 void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions) {
+  for (const auto& d : snapshot.devices) {
+    if (d.processes.empty()) continue;  // keeps the last user of a GPU whose processes went
+    std::string user = d.processes.front().user;
+    for (const auto& p : d.processes)
+      if (p.user != user) user.clear();
+    last_users_[d.identity.uuid] = user;
+  }
   const auto& read = or_empty((snapshot.host ? *snapshot.host : no_host()).workloads);
-  std::map<unsigned, procfs::Workload> kept;
+  std::map<unsigned, WorkloadLabels> kept;
   for (auto& c : conditions) {
     const auto pid_label = c.labels.find("pid");
-    if (pid_label == c.labels.end()) continue;
+    if (pid_label == c.labels.end()) {
+      label_holder(snapshot, c);
+      if (c.alertname == "GpuIdleWaste") price_waste(snapshot, c);
+      continue;
+    }
     unsigned pid = 0;
     const auto& text = pid_label->second;
     if (std::from_chars(text.data(), text.data() + text.size(), pid).ec != std::errc{}) continue;
     auto known = workloads_.find(pid);
     if (known == workloads_.end()) {
-      const auto it = read.find(pid);
       // A pid the host did not read (its process was gone before it was seen) keeps an empty workload.
-      known = workloads_.emplace(pid, it != read.end() ? it->second : procfs::Workload{}).first;
+      const auto it = read.find(pid);
+      WorkloadLabels w{it != read.end() ? it->second : procfs::Workload{}, {}};
+      for (const auto& d : snapshot.devices) {
+        for (const auto& p : d.processes) {
+          if (p.pid != pid) continue;
+          w.names = {{"namespace", p.namespace_name},
+                     {"pod", p.pod},
+                     {"container", p.container},
+                     {"slurm_job", p.slurm_job},
+                     {"user", p.user}};
+        }
+      }
+      known = workloads_.emplace(pid, std::move(w)).first;
     }
-    const procfs::Workload& w = known->second;
+    const WorkloadLabels& w = known->second;
     kept.emplace(pid, w);
-    if (!w.container_id.empty()) c.labels["container_id"] = w.container_id;
-    if (!w.pod_uid.empty()) c.labels["pod_uid"] = w.pod_uid;
-    if (!w.slurm_job.empty()) c.labels["slurm_job"] = w.slurm_job;
+    if (!w.workload.container_id.empty()) c.labels["container_id"] = w.workload.container_id;
+    if (!w.workload.pod_uid.empty()) c.labels["pod_uid"] = w.workload.pod_uid;
+    if (!w.workload.slurm_job.empty()) c.labels["slurm_job"] = w.workload.slurm_job;
+    for (const auto& [name, value] : w.names)
+      if (!value.empty()) c.labels[name] = value;
+    // A process not seen (gone before it was read): its GPU's holder says whose it was.
+    if (!c.labels.contains("pod") && !c.labels.contains("slurm_job")) label_holder(snapshot, c);
   }
   workloads_ = std::move(kept);
+}
+
+void Detection::price_waste(const Snapshot& snapshot, Condition& c) const {
+  const auto uuid = c.labels.find("uuid");
+  if (uuid == c.labels.end()) return;
+  for (const auto& d : snapshot.devices) {
+    if (d.identity.uuid != uuid->second) continue;
+    const double price = accounting_.price_of(d.identity.name);
+    if (price > 0)
+      c.description +=
+          fmt::format("; held idle it costs {:.2f} a day at {:.2f} per GPU-hour", price * 24, price);
+    return;
+  }
+}
+
+// A GPU's condition without a process (idle waste, a lost GPU), or whose process was not seen: the GPU's one
+// holder, the pod or job it is allocated to, and the user when every process on it runs (or last ran) as the
+// same one. Labels the condition has already are kept.
+void Detection::label_holder(const Snapshot& snapshot, Condition& c) {
+  const auto uuid = c.labels.find("uuid");
+  if (uuid == c.labels.end()) return;
+  for (const auto& d : snapshot.devices) {
+    if (d.identity.uuid != uuid->second) continue;
+    if (d.holders.size() == 1) {
+      const GpuHolder& h = d.holders[0];
+      for (const auto& [name, value] :
+           {std::pair<const char*, const std::string*>{"namespace", &h.namespace_name},
+            {"pod", &h.pod},
+            {"container", &h.container},
+            {"slurm_job", &h.slurm_job}})
+        if (!value->empty()) c.labels.try_emplace(name, *value);
+    }
+    const std::string& user = last_users_[d.identity.uuid];
+    if (!user.empty()) c.labels.try_emplace("user", user);
+    return;
+  }
 }
 
 }  // namespace gpuwatch::detect

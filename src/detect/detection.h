@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "config/accounting_settings.h"
 #include "detect/detector_set.h"
 #include "sources/host/host_snapshot.h"
 
@@ -15,6 +16,8 @@ namespace gpuwatch::detect {
 
 struct DetectionOptions {
   DetectorSettings settings;
+  // Prices, so that a waste alert says what the idle GPU costs (config/accounting_settings.h).
+  AccountingSettings accounting;
 };
 
 class Detection {
@@ -25,14 +28,27 @@ class Detection {
   std::vector<Condition> evaluate(const Snapshot& snapshot);
 
  private:
-  // Adds container_id, pod_uid and slurm_job to every condition that names a pid, where its cgroup said.
+  // Adds container_id, pod_uid and slurm_job to every condition that names a pid, where its cgroup said, and
+  // its namespace, pod, container and user where the snapshot names them; to a GPU's condition without a pid,
+  // the GPU's holder (label_holder).
   void label_workloads(const Snapshot& snapshot, std::vector<Condition>& conditions);
+  void label_holder(const Snapshot& snapshot, Condition& c);
+  // A GpuIdleWaste condition's description gains what the GPU costs a day, at its price.
+  void price_waste(const Snapshot& snapshot, Condition& c) const;
+  struct WorkloadLabels {
+    procfs::Workload workload;
+    std::vector<std::pair<std::string, std::string>> names;  // namespace, pod, container, slurm_job, user
+  };
 
   DetectorSet detectors_;
+  AccountingSettings accounting_;
   std::uint64_t kernel_events_seen_ = 0;  // HostSnapshot::kernel_events_read at the last evaluation
   // The workload of every pid a condition named, kept while a condition names it, so an alert's labels stay
   // the same while it lasts even after its process (and so its host reading) is gone.
-  std::map<unsigned, procfs::Workload> workloads_;
+  std::map<unsigned, WorkloadLabels> workloads_;
+  // The one user of each GPU's processes when it last had any (by uuid), so that an alert about a GPU whose
+  // processes are gone (it fell off the bus) still names whose work it was.
+  std::map<std::string, std::string> last_users_;
 };
 
 }  // namespace gpuwatch::detect

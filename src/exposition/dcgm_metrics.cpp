@@ -156,6 +156,13 @@ std::string render_dcgm(const Snapshot& snapshot, const DcgmOptions& options) {
                             snapshot.node.driver_version,
                             id.is_mig_instance ? std::to_string(id.gpu_instance_id) : ""};
     device_labels.push_back(dcgm_labels(device, options));
+    // dcgm-exporter's Kubernetes mapping: the pod, namespace and container the GPU is allocated to (one;
+    // a GPU time-sliced between several pods names none).
+    if (d.holders.size() == 1 && !d.holders[0].pod.empty()) {
+      device_labels.back().emplace_back("pod", d.holders[0].pod);
+      device_labels.back().emplace_back("namespace", d.holders[0].namespace_name);
+      device_labels.back().emplace_back("container", d.holders[0].container);
+    }
     devices.push_back(&d);
   }
 

@@ -41,6 +41,15 @@ void add_process_series(std::vector<Family>& by_metric, const DeviceSnapshot& d)
               {"uuid", d.identity.uuid},
               {"pid", std::to_string(p.pid)},
               {"process", p.name}};
+    // Who it runs for, where known (absent, not empty, where not: a label Prometheus would drop anyway).
+    for (const auto& [name, value] :
+         {std::pair<std::string_view, const std::string*>{"namespace", &p.namespace_name},
+          {"pod", &p.pod},
+          {"container", &p.container},
+          {"slurm_job", &p.slurm_job},
+          {"user", &p.user}}) {
+      if (!value->empty()) id.emplace_back(name, *value);
+    }
     if (p.used_memory_bytes) add(by_metric, Metric::kProcessMemoryUsed, id, {p.type}, *p.used_memory_bytes);
     if (p.sm_utilization) add(by_metric, Metric::kProcessSmUtilization, id, {}, *p.sm_utilization);
     if (p.memory_utilization)

@@ -47,6 +47,10 @@ json process_json(const ProcessSample& p, const Workloads* workloads) {
           {"uid", optional_value(p.uid)},
           {"user", text_or_null(p.user)},
           {"command", text_or_null(p.command)},
+          {"namespace", text_or_null(p.namespace_name)},
+          {"pod", text_or_null(p.pod)},
+          {"container", text_or_null(p.container)},
+          {"slurm_job", text_or_null(p.slurm_job.empty() ? w.slurm_job : p.slurm_job)},
           {"type", p.type},
           {"used_memory_bytes", optional_value(p.used_memory_bytes)},
           {"sm_utilization", optional_value(p.sm_utilization)},
@@ -54,8 +58,7 @@ json process_json(const ProcessSample& p, const Workloads* workloads) {
           {"gpu_instance_id", optional_value(p.gpu_instance_id)},
           {"compute_instance_id", optional_value(p.compute_instance_id)},
           {"container_id", text_or_null(w.container_id)},
-          {"pod_uid", text_or_null(w.pod_uid)},
-          {"slurm_job", text_or_null(w.slurm_job)}};
+          {"pod_uid", text_or_null(w.pod_uid)}};
 }
 
 json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings,
@@ -70,6 +73,13 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
   const Health health = assess_health(d, settings);
   json processes = json::array();
   for (const auto& p : d.processes) processes.push_back(process_json(p, workloads));
+  json holders = json::array();
+  for (const auto& h : d.holders) {
+    holders.push_back({{"namespace", text_or_null(h.namespace_name)},
+                       {"pod", text_or_null(h.pod)},
+                       {"container", text_or_null(h.container)},
+                       {"slurm_job", text_or_null(h.slurm_job)}});
+  }
   json xids = json::object();
   for (const auto& [xid, count] : d.xid_counts) xids[std::to_string(xid)] = count;
   return {{"index", id.index},
@@ -84,6 +94,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
           {"health", {{"verdict", to_string(health.verdict)}, {"reasons", health.reasons}}},
           {"metrics", metrics_json(d)},
           {"processes", std::move(processes)},
+          {"holders", std::move(holders)},
           {"xid_counts", std::move(xids)},
           {"last_xid", optional_value(d.last_xid)},
           {"unsupported", d.unsupported}};
@@ -148,7 +159,8 @@ Each element of `devices`:
 | `last_read_ms` | integer | when the values below were read |
 | `health` | object | `verdict` (`healthy`, `warning`, `critical`) and `reasons` (strings, worst first) |
 | `metrics` | object | native metric name -> array of `{labels: {name: value}, value: number}`; empty for a lost GPU |
-| `processes` | array | `{pid, name, uid, user, command, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id, container_id, pod_uid, slurm_job}`; absent values are `null` |
+| `processes` | array | `{pid, name, uid, user, command, namespace, pod, container, slurm_job, type, used_memory_bytes, sm_utilization, memory_utilization, gpu_instance_id, compute_instance_id, container_id, pod_uid}`; absent values are `null`; `namespace`, `pod`, `container` from the kubelet's allocation of the GPU, `slurm_job` from the cgroup or the job mapping; `container_id` (`<runtime>://<id>`) and `pod_uid` are what the process's cgroup names |
+| `holders` | array | `{namespace, pod, container, slurm_job}`: who the GPU is allocated to (kubelet, job mapping), with or without processes |
 | `xid_counts` | object | XID code (string) -> count since the agent started |
 | `last_xid` | integer or null | the last XID code seen |
 | `unsupported` | array of strings | NVML calls the GPU answered NOT_SUPPORTED |

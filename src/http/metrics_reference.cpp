@@ -68,7 +68,9 @@ void native_section(std::string& out) {
 Names follow Prometheus conventions: base units (bytes, seconds, watts, celsius, hertz, ratio 0..1) and
 counters ending in `_total`. Device metrics carry `gpu` (NVML index) and `uuid`; MIG instances add
 `gpu_instance_id` and `compute_instance_id`. A lost GPU exports `gpu_up 0` and nothing else stale; a GPU whose
-reads missed the deadline exports `gpu_up 0`, `gpu_stale 1` and its last values.
+reads missed the deadline exports `gpu_up 0`, `gpu_stale 1` and its last values. Per-process metrics add, where
+known, the workload's `namespace`, `pod` and `container` (the kubelet's allocation of the GPU), `slurm_job` (the
+cgroup or the job mapping) and `user` (docs/cost.md); a label that is not known is absent.
 
 | Name | Type | Unit | Labels | Help |
 |---|---|---|---|---|
@@ -88,6 +90,11 @@ reads missed the deadline exports `gpu_up 0`, `gpu_stale 1` and its last values.
 | `ALERTS` | gauge | | alertname, alertstate, severity, ... | pending and firing alerts, as Prometheus's rule manager exposes them; always 1 |
 | `ALERTS_FOR_STATE` | gauge | | alertname, severity, ... | when each pending or firing alert became active, seconds since the epoch |
 | `gpuwatch_alerts_sent_total`, `gpuwatch_alerts_delivery_failures_total`, `gpuwatch_alerts_queued` | counter, counter, gauge | | receiver | alert deliveries per receiver |
+| `gpuwatch_gpu_state_seconds_total` | counter | seconds | gpu, uuid, gpu_instance_id, model, state | time each GPU or MIG instance spent active, idle_held, unallocated or unavailable (docs/cost.md) |
+| `gpuwatch_gpu_cost_total` | counter | | gpu, uuid, gpu_instance_id, model, state | cost of that time: GPU-hours times gpu_hour_price, plus measured energy times energy_price_per_kwh |
+| `gpuwatch_workload_gpu_seconds_total` | counter | seconds | namespace, pod, container, slurm_job, user, team, state | GPU time of each workload (pod, job or user), active or idle_held; a shared GPU's time split evenly |
+| `gpuwatch_workload_cost_total` | counter | | namespace, pod, container, slurm_job, user, team, state | cost of each workload's GPU time, active or idle_held |
+| `gpuwatch_accounting_workloads` | gauge | | | workloads with accounting counters (at most accounting_max_workloads; more are summed as pod "other") |
 
 ### Not stored
 

@@ -20,6 +20,7 @@ namespace gpuwatch::sim {
     reinterpret_cast<const void*>(&gpuwatchSimServiceCount),
     reinterpret_cast<const void*>(&gpuwatchSimServiceInfo),
     reinterpret_cast<const void*>(&gpuwatchSimServiceMetrics),
+    reinterpret_cast<const void*>(&gpuwatchSimPodResources),
 };
 #undef GPUWATCH_SIM_ADDRESS
 

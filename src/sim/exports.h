@@ -31,5 +31,6 @@ GPUWATCH_SIM_EXPORT int gpuwatchSimServiceCount(unsigned* count);
 GPUWATCH_SIM_EXPORT int gpuwatchSimServiceInfo(unsigned index, unsigned* port, unsigned* pid, char* kind,
                                                unsigned kind_len);
 GPUWATCH_SIM_EXPORT int gpuwatchSimServiceMetrics(unsigned index, char* buf, unsigned len, unsigned* needed);
+GPUWATCH_SIM_EXPORT int gpuwatchSimPodResources(char* buf, unsigned len);
 
 }  // extern "C"

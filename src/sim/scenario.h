@@ -81,6 +81,11 @@ struct ProcessSpec {
   std::string user;
   unsigned uid = 1000;
   std::string cgroup;
+  // Workloads (pods_loader.cpp): the pod and container it runs in, or its Slurm job; either gives it the
+  // cgroup path the runtime or slurmd would (unless `cgroup` is given).
+  std::string pod;
+  std::string container;
+  std::string slurm_job;
   std::vector<std::string> libraries;
   ProcessExit exit = ProcessExit::kNormal;
 };
@@ -141,6 +146,26 @@ struct NodeSpec {
   double time_scale = 1;
   bool lockstep = false;
   std::optional<double> start_unix;
+  // "start: now-7d": the scenario began this many seconds before the simulator loaded it, so that a lockstep
+  // run catches up to the wall clock and its history ends at now.
+  std::optional<double> start_ago;
+};
+
+// A pod the scenario's kubelet lists (gpuwatchSimPodResources, for a fake kubelet): each container with the
+// GPUs or MIG instances the device plugin allocated to it, whether or not a process runs there.
+struct PodDevice {
+  unsigned gpu = 0;
+  int mig = -1;  // instance index on that GPU, -1 for the whole GPU
+};
+struct PodContainerSpec {
+  std::string name;
+  std::vector<PodDevice> devices;
+};
+struct PodSpec {
+  std::string name;
+  std::string namespace_name = "default";
+  std::string uid;  // the pod's UID; made from the seed, namespace and name when not given
+  std::vector<PodContainerSpec> containers;
 };
 
 struct Scenario {
@@ -152,6 +177,7 @@ struct Scenario {
   std::vector<Fault> faults;
   // Model servers (sim/service_spec.h: its own file, as it needs the shapes above); null when none.
   std::shared_ptr<const std::vector<ServiceSpec>> services;
+  std::vector<PodSpec> pods;
 };
 
 }  // namespace gpuwatch::sim

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/yaml_duplicate_keys.h"
+#include "core/duration.h"
 #include "core/file_io.h"
 #include "core/rfc3339.h"
 #include "sim/service_spec.h"
@@ -50,8 +51,15 @@ void read_node(const YamlReader& in, const YAML::Node& node, NodeSpec& out) {
     }
     if (key == "start") {
       const std::string s = in.text(v, "start");
-      if (const auto ms = parse_rfc3339_ms(s)) out.start_unix = static_cast<double>(*ms) / 1000.0;
-      if (!out.start_unix) in.fail(v, "expected an RFC 3339 time like 2025-03-01T12:00:00Z, got '" + s + "'");
+      if (s.starts_with("now-")) {
+        if (const auto d = parse_duration(std::string_view(s).substr(4)); d && d->count() > 0)
+          out.start_ago = static_cast<double>(d->count()) / 1000.0;
+        if (!out.start_ago) in.fail(v, "expected now-DURATION like now-7d, got '" + s + "'");
+      } else {
+        if (const auto ms = parse_rfc3339_ms(s)) out.start_unix = static_cast<double>(*ms) / 1000.0;
+        if (!out.start_unix)
+          in.fail(v, "expected an RFC 3339 time like 2025-03-01T12:00:00Z or now-7d, got '" + s + "'");
+      }
     }
   }
   if (!nvml_given) out.nvml_version = "12." + out.driver_version;
@@ -152,9 +160,9 @@ void read_pcie_switches(const YamlReader& in, const YAML::Node& node, Scenario& 
 }
 
 ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenario& sc) {
-  in.expect_map(p, "a process",
-                {"pid", "ppid", "gpu", "mig", "name", "cmdline", "start", "stop", "memory", "sm_util",
-                 "pcie_rx", "pcie_tx", "type", "user", "uid", "cgroup", "libraries", "exit"});
+  in.expect_map(p, "a process", {"pid",  "ppid",   "gpu",     "mig",       "name",      "cmdline",   "start",
+                                 "stop", "memory", "sm_util", "pcie_rx",   "pcie_tx",   "type",      "user",
+                                 "uid",  "cgroup", "pod",     "container", "slurm_job", "libraries", "exit"});
   ProcessSpec out;
   if (!p["pid"]) in.fail(p, "a process needs a pid");
   out.pid = in.whole(p["pid"], "pid");
@@ -200,6 +208,9 @@ ProcessSpec read_process(const YamlReader& in, const YAML::Node& p, const Scenar
   }
   if (p["uid"]) out.uid = in.whole(p["uid"], "uid");
   if (p["cgroup"]) out.cgroup = in.text(p["cgroup"], "cgroup");
+  if (p["pod"]) out.pod = in.text(p["pod"], "pod");
+  if (p["container"]) out.container = in.text(p["container"], "container");
+  if (p["slurm_job"]) out.slurm_job = in.text(p["slurm_job"], "slurm_job");
   if (p["libraries"]) out.libraries = in.text_list(p["libraries"], "libraries");
   if (const auto e = p["exit"]) {
     const std::string s = in.text(e, "exit");
@@ -250,11 +261,12 @@ Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& 
   if (!root.IsMap()) in.fail(root, "expected a scenario map with keys node, devices, processes, faults");
   // `gpuwatch:` holds the agent's settings for the game day (scrape targets): the agent reads it.
   in.expect_map(root, "the scenario",
-                {"node", "devices", "pcie_switches", "processes", "faults", "services", "gpuwatch"});
+                {"node", "devices", "pcie_switches", "pods", "processes", "faults", "services", "gpuwatch"});
   if (root["node"]) read_node(in, root["node"], sc.node);
   if (!root["devices"]) in.fail(root, "a scenario needs a devices list");
   read_devices(in, root["devices"], sc);
   if (const auto sw = root["pcie_switches"]; sw && !sw.IsNull()) read_pcie_switches(in, sw, sc);
+  if (const auto pods = root["pods"]; pods && !pods.IsNull()) read_pods(in, pods, sc);
   if (const auto procs = root["processes"]; procs && !procs.IsNull()) {
     in.expect_list(procs, "processes");
     std::set<unsigned> pids;
@@ -264,6 +276,7 @@ Scenario parse(const YAML::Node& root, const YamlReader& in, const std::string& 
         in.fail(p["pid"], "pid " + std::to_string(sc.processes.back().pid) + " is listed twice");
     }
     assign_uids(in, procs, sc);
+    assign_workload_cgroups(in, procs, sc);
   }
   if (root["faults"] && !root["faults"].IsNull()) sc.faults = read_faults(in, root["faults"], sc);
   if (root["services"] && !root["services"].IsNull()) {

@@ -22,5 +22,8 @@ std::vector<MigInstance> read_mig_instances(const YamlReader& in, const YAML::No
 std::vector<Fault> read_faults(const YamlReader& in, const YAML::Node& node, const Scenario& scenario);
 std::vector<ServiceSpec> read_services(const YamlReader& in, const YAML::Node& node,
                                        const Scenario& scenario);
+// pods_loader.cpp: the `pods:` section, and the cgroup paths of processes that name a pod or Slurm job.
+void read_pods(const YamlReader& in, const YAML::Node& list, Scenario& sc);
+void assign_workload_cgroups(const YamlReader& in, const YAML::Node& procs, Scenario& sc);
 
 }  // namespace gpuwatch::sim

@@ -92,6 +92,10 @@ nvmlReturn_t Simulator::init() {
     if (!(time_scale_ > 0)) throw ScenarioError("GPUWATCH_SIM_TIME_SCALE: expected a number > 0");
     origin_unix_ = env_number("GPUWATCH_SIM_EPOCH").value_or(load_unix_);
     start_unix_ = scenario.node.start_unix.value_or(origin_unix_);
+    // now-DURATION: on a whole millisecond, as the agent's clock counts, so its ticks land on the scenario's
+    // seconds (a step at 120h is read at the tick at 120h, not a millisecond's fraction before it).
+    if (scenario.node.start_ago && !scenario.node.start_unix)
+      start_unix_ = std::round((origin_unix_ - *scenario.node.start_ago) * 1000) / 1000;
     lockstep_elapsed_ = 0;
     node_ = std::make_shared<const Node>(std::move(scenario));
   } catch (const std::exception& e) {
@@ -287,7 +291,9 @@ nvmlReturn_t Simulator::set_time(double unix_seconds) {
   std::lock_guard lock(mutex_);
   if (init_count_ == 0) return NVML_ERROR_UNINITIALIZED;
   if (!lockstep_) return NVML_ERROR_NOT_SUPPORTED;
-  const double elapsed = unix_seconds - start_unix_;
+  // To the microsecond: a client's time in whole milliseconds less a start of ~1.7e9 s leaves rounding
+  // noise of a fraction of a microsecond, which would read a step at 432000 s a hair before it.
+  const double elapsed = std::round((unix_seconds - start_unix_) * 1e6) / 1e6;
   if (!(elapsed >= lockstep_elapsed_)) return NVML_ERROR_INVALID_ARGUMENT;
   lockstep_elapsed_ = elapsed;
   changed_.notify_all();

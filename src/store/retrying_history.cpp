@@ -111,6 +111,15 @@ void RetryingHistory::append(const Snapshot& snapshot, std::span<const Family> p
   if (history) history->append(snapshot, published);
 }
 
+void RetryingHistory::append_families(std::int64_t t, std::span<const Family> families) {
+  std::shared_ptr<SnapshotHistory> history;
+  {
+    std::lock_guard lock(mu_);
+    history = history_;
+  }
+  if (history) history->append_families(t, families);
+}
+
 std::vector<Family> RetryingHistory::health_families() const {
   std::shared_ptr<SnapshotHistory> history;
   std::map<std::string, std::uint64_t> open_errors;

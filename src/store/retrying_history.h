@@ -38,6 +38,9 @@ class RetryingHistory final : public SeriesSource {
   // Appends the snapshot when the store is open; else opens it first when a retry is due (on this thread:
   // with a large write-ahead log, that opening call replays it).
   void append(const Snapshot& snapshot, std::span<const Family> published = {});
+  // Appends a sink's families at a snapshot's time (SnapshotHistory::append_families) when the store is
+  // open; never opens it (that is the history sink's thread's).
+  void append_families(std::int64_t t, std::span<const Family> families);
   // The gpuwatch_store_* families, present whether or not the store is open.
   std::vector<Family> health_families() const;
   // The open store, or null while it cannot be opened.

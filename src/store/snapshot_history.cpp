@@ -56,6 +56,13 @@ void SnapshotHistory::append(const Snapshot& snapshot, std::span<const Family> p
   warn_about_refusals(t);
 }
 
+void SnapshotHistory::append_families(std::int64_t t, std::span<const Family> families) {
+  std::lock_guard lock(mu_);
+  // No sweep here: the history sink's appends sweep by their own time, which this one's may trail.
+  std::string key;
+  for (const auto& family : families) append_family(family, t, key);
+}
+
 void SnapshotHistory::note_refusal(std::string problem) {
   if (refused_since_warning_++ == 0) refusal_example_ = std::move(problem);
 }

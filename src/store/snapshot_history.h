@@ -28,6 +28,9 @@ class SnapshotHistory {
   // Appends one snapshot and the families published with it (alerts, the store's and the sinks' health),
   // at the snapshot's time; quick (memory only). Called on the history sink's thread, one at a time.
   void append(const Snapshot& snapshot, std::span<const Family> published = {});
+  // Appends families a sink computed from a snapshot (accounting's counters) at that snapshot's time, from
+  // the sink's own thread: their values belong to that snapshot, whenever the history sink stores it.
+  void append_families(std::int64_t t, std::span<const Family> families);
   // The gpuwatch_store_* families; thread-safe.
   std::vector<Family> health_families() const;
   const std::shared_ptr<Store>& store() const { return store_; }

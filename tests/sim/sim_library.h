@@ -29,6 +29,7 @@ struct NvmlApi {
   int (*gpuwatchSimWriteSysfsTree)(const char*) = nullptr;
   int (*gpuwatchSimGetHostname)(char*, unsigned) = nullptr;
   int (*gpuwatchSimWriteKernelLog)(const char*) = nullptr;
+  int (*gpuwatchSimPodResources)(char*, unsigned) = nullptr;
 };
 
 inline std::string library_path() {
@@ -78,6 +79,7 @@ class SimLibrary {
     resolve(api.gpuwatchSimWriteSysfsTree, "gpuwatchSimWriteSysfsTree");
     resolve(api.gpuwatchSimGetHostname, "gpuwatchSimGetHostname");
     resolve(api.gpuwatchSimWriteKernelLog, "gpuwatchSimWriteKernelLog");
+    resolve(api.gpuwatchSimPodResources, "gpuwatchSimPodResources");
   }
   ~SimLibrary() {
     // Balance every init: the library may stay loaded after dlclose (and keep its state) in this process.

@@ -60,6 +60,11 @@ HostReader::HostReader(HostSourceOptions options, const std::shared_ptr<const Ho
     for (const char* name : {"pcie_aer", "pcie_topology", "driver_module"}) names_.emplace_back(name);
   }
   if (!options_.proc_root.empty()) names_.push_back("procfs");
+  if (!options_.pod_resources_socket.empty()) {
+    kubelet_.emplace(options_.pod_resources_socket);
+    names_.push_back("kubelet");
+  }
+  if (!options_.hpc_job_mapping_dir.empty()) names_.push_back("hpc_job_mapping");
 }
 
 HostReading HostReader::read(const HostRequest& request) {
@@ -68,6 +73,7 @@ HostReading HostReader::read(const HostRequest& request) {
   read_kernel_log(*host, out.sources);
   read_sysfs(request, *host, out.sources);
   read_procfs(request, *host, out.sources);
+  read_workload_names(request, *host, out.sources);
   out.host = std::move(host);
   return out;
 }
@@ -163,6 +169,46 @@ void HostReader::read_procfs(const HostRequest& request, HostSnapshot& host, std
   host.workloads = workloads_;
   host.process_details = details_;
   out.push_back(ok("procfs", watch));
+}
+
+}  // namespace gpuwatch
+
+namespace gpuwatch {
+
+void HostReader::read_workload_names(const HostRequest& request, HostSnapshot& host,
+                                     std::vector<SourceStatus>& out) {
+  if (kubelet_) {
+    const Stopwatch watch;
+    // What is left of the tick's deadline, less a margin, and at most a second: a kubelet that does not
+    // answer costs this source its reading, never the tick. Without a deadline, 40 ms (the shortest tick
+    // deadline is 50 ms).
+    using std::chrono::milliseconds;
+    milliseconds call_deadline{40};
+    if (request.deadline) {
+      const auto left =
+          std::chrono::duration_cast<milliseconds>(*request.deadline - std::chrono::steady_clock::now());
+      call_deadline = std::clamp(left - milliseconds(10), milliseconds(1), milliseconds(1000));
+    }
+    auto read = kubelet_->read(request.now_ms, call_deadline);
+    host.pod_resources = std::move(read.reading);
+    if (read.error) {
+      out.push_back(SourceStatus{"kubelet", false, watch.seconds(), read.error->reason, read.error->message});
+    } else {
+      out.push_back(ok("kubelet", watch));
+    }
+  }
+  if (!options_.hpc_job_mapping_dir.empty()) {
+    const Stopwatch watch;
+    if (auto mapping = hpc_jobs::read_job_mapping(options_.hpc_job_mapping_dir)) {
+      if (*mapping != *jobs_) jobs_ = std::make_shared<const hpc_jobs::JobMapping>(std::move(*mapping));
+      host.hpc_jobs = jobs_;
+      out.push_back(ok("hpc_job_mapping", watch));
+    } else {
+      host.hpc_jobs = jobs_ = std::make_shared<const hpc_jobs::JobMapping>();
+      out.push_back(SourceStatus{"hpc_job_mapping", false, watch.seconds(), "unreadable",
+                                 "cannot read the directory " + options_.hpc_job_mapping_dir});
+    }
+  }
 }
 
 }  // namespace gpuwatch

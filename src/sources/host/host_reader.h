@@ -1,6 +1,7 @@
 // The host's sources, read once per tick on the collector's side: the kernel log (kernel_log), PCIe AER
 // counters (pcie_aer), the PCIe links GPUs share (pcie_topology), the loaded driver module (driver_module)
-// and each GPU process's mapped CUDA libraries, cgroup workload, user and command line (procfs). Every root
+// each GPU process's mapped CUDA libraries, cgroup workload, user and command line (procfs), the kubelet's
+// device allocations (kubelet) and the batch scheduler's job mapping (hpc_job_mapping). Every root
 // comes from the options, so tests point them at fake trees; a root given as "" is not read and its source
 // not reported.
 //
@@ -9,6 +10,7 @@
 // thread-safe: the collector runs read() on one worker at a time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -18,6 +20,7 @@
 
 #include "core/snapshot.h"
 #include "sources/host/host_snapshot.h"
+#include "sources/kubelet/kubelet_reader.h"
 
 namespace gpuwatch {
 
@@ -25,6 +28,10 @@ struct HostSourceOptions {
   std::string kmsg;        // /dev/kmsg or a recorded copy; "" = do not read the kernel log
   std::string sysfs_root;  // /sys; "" = do not read AER counters, topology or the driver module
   std::string proc_root;   // /proc; "" = do not read processes' mapped libraries, cgroups, users, commands
+  // The kubelet's PodResources socket (kubelet); "" = not read.
+  std::string pod_resources_socket;
+  // dcgm-exporter's HPC job-mapping directory (hpc_job_mapping); "" = not read.
+  std::string hpc_job_mapping_dir;
 };
 
 // What the host is asked about: the snapshot's GPUs (normalised bus ids, physical GPUs only) and processes.
@@ -32,6 +39,9 @@ struct HostRequest {
   std::int64_t now_ms = 0;
   std::vector<std::string> gpu_bus_ids;
   std::vector<unsigned> pids;  // sorted, unique
+  // When the tick's host read must be done; a source that can wait on a peer (the kubelet) waits no longer.
+  // Unset: a short deadline of the source's own.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct HostReading {
@@ -56,6 +66,7 @@ class HostReader {
   void read_kernel_log(HostSnapshot& host, std::vector<SourceStatus>& out);
   void read_sysfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out);
   void read_procfs(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out);
+  void read_workload_names(const HostRequest& request, HostSnapshot& host, std::vector<SourceStatus>& out);
 
   HostSourceOptions options_;
   std::vector<std::string> names_;
@@ -76,6 +87,8 @@ class HostReader {
   std::shared_ptr<const std::map<unsigned, procfs::ProcessDetails>> details_ =
       std::make_shared<const std::map<unsigned, procfs::ProcessDetails>>();
   procfs::UserNames users_;  // the host's passwd, for every process this reader reads
+  std::optional<kubelet::KubeletReader> kubelet_;
+  std::shared_ptr<const hpc_jobs::JobMapping> jobs_ = std::make_shared<const hpc_jobs::JobMapping>();
 };
 
 }  // namespace gpuwatch

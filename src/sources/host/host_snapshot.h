@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "sources/hpc_jobs/job_mapping.h"
 #include "sources/kernel_log/kernel_event.h"
 #include "sources/kernel_log/kmsg_reader.h"
+#include "sources/kubelet/device_allocation.h"
 #include "sources/procfs/process_details.h"
 #include "sources/procfs/workload.h"
 #include "sources/sysfs/pcie_aer.h"
@@ -38,6 +40,11 @@ struct HostSnapshot {
   std::shared_ptr<const std::map<unsigned, procfs::Workload>> workloads;
   // Who runs each and how (the collector copies them into the snapshot's ProcessSamples).
   std::shared_ptr<const std::map<unsigned, procfs::ProcessDetails>> process_details;
+  // Which pod's container each GPU or MIG instance is allocated to (the kubelet's PodResources API); null
+  // when the kubelet is not read. Shared while unchanged.
+  std::shared_ptr<const kubelet::PodResourcesReading> pod_resources;
+  // The batch jobs on each GPU by dcgm-exporter's file name ("0", "2.0"); null when not read.
+  std::shared_ptr<const hpc_jobs::JobMapping> hpc_jobs;
 };
 
 }  // namespace gpuwatch

@@ -95,5 +95,6 @@
 //                                                       calls blocked until a scenario time still ahead
 //   int gpuwatchSimLastError(char* buf, unsigned len)   why the last nvmlInit_v2 failed (scenario error)
 //   int gpuwatchSimWriteProcTree(const char* dir)       fake /proc entries of the scenario's processes
+//   int gpuwatchSimPodResources(char* buf, unsigned len) the scenario's pods as a kubelet lists them
 //   int gpuwatchSimWriteSysfsTree(const char* dir)      fake /sys PCI tree of the scenario's GPUs and
 //   switches

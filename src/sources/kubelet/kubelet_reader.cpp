@@ -1,0 +1,22 @@
+#include "sources/kubelet/kubelet_reader.h"
+
+namespace gpuwatch::kubelet {
+
+KubeletReader::KubeletReader(const std::string& socket_path) : watch_(socket_path), client_(socket_path) {}
+
+KubeletRead KubeletReader::read(std::int64_t now_ms, std::chrono::milliseconds deadline) {
+  if (watch_.changed()) client_.reconnect();
+  auto result = client_.read(deadline);
+  if (auto* reading = std::get_if<PodResourcesReading>(&result)) {
+    if (!(*reading == *last_)) last_ = std::make_shared<const PodResourcesReading>(std::move(*reading));
+    last_ok_ms_ = now_ms;
+    return {last_, std::nullopt};
+  }
+  if (!last_ok_ms_ || now_ms - *last_ok_ms_ > kCarryMs) {
+    if (!last_->allocations.empty() || !last_->allocatable.empty())
+      last_ = std::make_shared<const PodResourcesReading>();
+  }
+  return {last_, std::get<PodResourcesError>(std::move(result))};
+}
+
+}  // namespace gpuwatch::kubelet

@@ -1,0 +1,117 @@
+#include "fake_kubelet.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "pod_resources.grpc.pb.h"
+
+namespace gpuwatch::test {
+
+struct FakeKubelet::State {
+  std::mutex mu;
+  std::vector<kubelet::DeviceAllocation> allocations;
+  std::vector<std::string> allocatable;
+  bool allocatable_unimplemented = false;
+  int list_calls = 0;
+};
+
+struct FakeKubelet::Service final : v1::PodResourcesLister::Service {
+  explicit Service(std::shared_ptr<State> s) : state(std::move(s)) {}
+
+  grpc::Status List(grpc::ServerContext*, const v1::ListPodResourcesRequest*,
+                    v1::ListPodResourcesResponse* response) override {
+    std::lock_guard lock(state->mu);
+    ++state->list_calls;
+    // One PodResources per pod, one ContainerResources per container, one ContainerDevices per resource,
+    // as the kubelet groups them.
+    std::map<std::pair<std::string, std::string>, v1::PodResources*> pods;
+    for (const auto& a : state->allocations) {
+      auto& pod = pods[{a.namespace_name, a.pod}];
+      if (!pod) {
+        pod = response->add_pod_resources();
+        pod->set_name(a.pod);
+        pod->set_namespace_(a.namespace_name);
+      }
+      v1::ContainerResources* container = nullptr;
+      for (auto& c : *pod->mutable_containers())
+        if (c.name() == a.container) container = &c;
+      if (!container) {
+        container = pod->add_containers();
+        container->set_name(a.container);
+      }
+      v1::ContainerDevices* devices = nullptr;
+      for (auto& d : *container->mutable_devices())
+        if (d.resource_name() == a.resource) devices = &d;
+      if (!devices) {
+        devices = container->add_devices();
+        devices->set_resource_name(a.resource);
+      }
+      devices->add_device_ids(a.device_id);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetAllocatableResources(grpc::ServerContext*, const v1::AllocatableResourcesRequest*,
+                                       v1::AllocatableResourcesResponse* response) override {
+    std::lock_guard lock(state->mu);
+    if (state->allocatable_unimplemented) return {grpc::StatusCode::UNIMPLEMENTED, "not enabled"};
+    auto* devices = response->add_devices();
+    devices->set_resource_name("nvidia.com/gpu");
+    for (const auto& id : state->allocatable) devices->add_device_ids(id);
+    return grpc::Status::OK;
+  }
+
+  std::shared_ptr<State> state;
+};
+
+FakeKubelet::FakeKubelet(std::string socket_path)
+    : socket_path_(std::move(socket_path)), state_(std::make_shared<State>()) {}
+
+FakeKubelet::~FakeKubelet() {
+  stop();
+}
+
+void FakeKubelet::start() {
+  if (server_) return;
+  ::unlink(socket_path_.c_str());
+  service_ = std::make_unique<Service>(state_);
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("unix://" + socket_path_, grpc::InsecureServerCredentials());
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  if (!server_) throw std::runtime_error("the fake kubelet cannot listen on " + socket_path_);
+}
+
+void FakeKubelet::stop() {
+  if (!server_) return;
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+  server_->Wait();
+  server_.reset();
+  service_.reset();
+  ::unlink(socket_path_.c_str());  // as the kubelet leaves it: gone
+}
+
+void FakeKubelet::set_allocations(std::vector<kubelet::DeviceAllocation> allocations) {
+  std::lock_guard lock(state_->mu);
+  state_->allocations = std::move(allocations);
+}
+
+void FakeKubelet::set_allocatable(std::vector<std::string> device_ids) {
+  std::lock_guard lock(state_->mu);
+  state_->allocatable = std::move(device_ids);
+}
+
+void FakeKubelet::set_allocatable_unimplemented(bool unimplemented) {
+  std::lock_guard lock(state_->mu);
+  state_->allocatable_unimplemented = unimplemented;
+}
+
+int FakeKubelet::list_calls() const {
+  std::lock_guard lock(state_->mu);
+  return state_->list_calls;
+}
+
+}  // namespace gpuwatch::test
