@@ -77,7 +77,8 @@ int run_top(const TopArgs& args) {
       std::cerr << "gpuwatch top: " << problem << "\n";
       return kExitUsage;
     }
-    source = std::make_unique<top::LocalSource>(collector_options(options), options.detectors);
+    source = std::make_unique<top::LocalSource>(
+        collector_options(options), detect::DetectionOptions{options.detectors, options.accounting});
   }
   try {
     run_screen(*source, options.interval, signals);

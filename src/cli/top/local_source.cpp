@@ -15,10 +15,10 @@ std::string condition_key(const Condition& c) {
 
 }  // namespace
 
-LocalSource::LocalSource(const CollectorOptions& options, const rules::DetectorSettings& settings)
+LocalSource::LocalSource(const CollectorOptions& options, const detect::DetectionOptions& detection)
     : collector_(std::make_shared<Collector>(options)),
-      settings_(settings),
-      detection_(detect::DetectionOptions{settings}),
+      settings_(detection.settings),
+      detection_(detection),
       interval_(options.effective_interval()),
       origin_("NVML " +
               (options.nvml_library.empty() ? std::string("libnvidia-ml.so.1") : options.nvml_library)) {

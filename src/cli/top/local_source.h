@@ -18,7 +18,7 @@ namespace gpuwatch::top {
 
 class LocalSource : public FrameSource {
  public:
-  LocalSource(const CollectorOptions& options, const rules::DetectorSettings& settings);
+  LocalSource(const CollectorOptions& options, const detect::DetectionOptions& detection);
   FramePtr latest() override;
 
  private:
