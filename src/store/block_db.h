@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -86,6 +87,7 @@ class BlockDb {
 
  private:
   SqliteDb db_;
+  std::optional<SqliteStatement> read_blocks_;  // declared after db_: finalized before the connection closes
 };
 
 }  // namespace gpuwatch::store
