@@ -3,6 +3,7 @@
 // step to the next. Same answers as the per-window functions (NaN only when every point is NaN).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -22,6 +23,7 @@ class SlidingExtreme {
     queue_.clear();
     head_ = 0;
     pushed_end_ = nullptr;
+    last_end_ = nullptr;
   }
 
   // The extreme of `window`, which must start and end no earlier than the previous window of this series.
@@ -29,6 +31,18 @@ class SlidingExtreme {
     if (window.empty()) return std::nullopt;
     const store::Point* begin = window.data();
     const store::Point* end = begin + window.size();
+    // Windows that overlap little (a 5 m range at a 1 m step) are cheaper to scan whole than to queue: a
+    // branch-light pass over a few hundred points against a push and pop per point.
+    const std::size_t advanced = last_end_ != nullptr && last_end_ >= begin && last_end_ <= end
+                                     ? static_cast<std::size_t>(end - last_end_)
+                                     : window.size();
+    last_end_ = end;
+    if (window.size() <= kScanOverlap * std::max<std::size_t>(advanced, 1)) {
+      queue_.clear();
+      head_ = 0;
+      pushed_end_ = nullptr;
+      return scan(begin, end);
+    }
     if (pushed_end_ == nullptr || pushed_end_ < begin) pushed_end_ = begin;
     for (; pushed_end_ < end; ++pushed_end_) {
       const double v = pushed_end_->value;
@@ -46,12 +60,28 @@ class SlidingExtreme {
   }
 
  private:
+  static constexpr std::size_t kScanOverlap = 8;
+
   bool better(double a, double b) const { return max_ ? a > b : a < b; }
+
+  // The first non-NaN point, then any strictly better one (a NaN compares false and is passed over).
+  double scan(const store::Point* p, const store::Point* end) const {
+    while (p < end && std::isnan(p->value)) ++p;
+    if (p == end) return std::numeric_limits<double>::quiet_NaN();
+    double best = p->value;
+    if (max_) {
+      for (++p; p < end; ++p) best = p->value > best ? p->value : best;
+    } else {
+      for (++p; p < end; ++p) best = p->value < best ? p->value : best;
+    }
+    return best;
+  }
 
   bool max_;
   std::vector<const store::Point*> queue_;  // candidates from head_, values strictly monotonic
   std::size_t head_ = 0;
   const store::Point* pushed_end_ = nullptr;
+  const store::Point* last_end_ = nullptr;  // the previous window's end
 };
 
 }  // namespace gpuwatch::query
