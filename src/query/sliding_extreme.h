@@ -64,17 +64,30 @@ class SlidingExtreme {
 
   bool better(double a, double b) const { return max_ ? a > b : a < b; }
 
-  // The first non-NaN point, then any strictly better one (a NaN compares false and is passed over).
+  // The first non-NaN point, then any strictly better one (a NaN compares false and is passed over). Four
+  // running extremes, so that each comparison need not wait for the one before.
   double scan(const store::Point* p, const store::Point* end) const {
     while (p < end && std::isnan(p->value)) ++p;
     if (p == end) return std::numeric_limits<double>::quiet_NaN();
-    double best = p->value;
-    if (max_) {
-      for (++p; p < end; ++p) best = p->value > best ? p->value : best;
-    } else {
-      for (++p; p < end; ++p) best = p->value < best ? p->value : best;
+    return max_ ? scan_with(p, end, [](double a, double b) { return a > b; })
+                : scan_with(p, end, [](double a, double b) { return a < b; });
+  }
+
+  template <typename Better>
+  static double scan_with(const store::Point* p, const store::Point* end, Better better) {
+    double best[4] = {p->value, p->value, p->value, p->value};
+    const auto keep = [&](double& b, double v) { b = better(v, b) ? v : b; };
+    for (++p; end - p >= 4; p += 4) {
+      keep(best[0], p[0].value);
+      keep(best[1], p[1].value);
+      keep(best[2], p[2].value);
+      keep(best[3], p[3].value);
     }
-    return best;
+    for (; p < end; ++p) keep(best[0], p->value);
+    keep(best[0], best[1]);
+    keep(best[2], best[3]);
+    keep(best[0], best[2]);
+    return best[0];
   }
 
   bool max_;
