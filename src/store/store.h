@@ -68,7 +68,8 @@ struct StoreOptions {
   std::uint64_t wal_segment_bytes = 16u << 20;
   std::uint64_t max_unwritten_bytes = 64u << 20;
   // Decoded sealed blocks kept for the queries that read them again (decoded_block_cache.h): 64 MiB holds
-  // a day of 1 s samples of 48 series.
+  // a day of 1 s samples of 48 series. Only blocks a query reads whole are kept: a look at the last minutes
+  // of every series (an instant query) would otherwise fill it with blocks that no range query needs.
   std::size_t decoded_cache_bytes = 64u << 20;
   bool background_flusher = true;  // false: only commit() and maintain() write (tests drive them)
 };

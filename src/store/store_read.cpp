@@ -72,7 +72,7 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_
     for (std::size_t k = 0; k < scratch.values.size(); ++k)
       (*decoded)[k] = Point{scratch.timestamps_ms[k], scratch.values[k]};
     points = decoded;
-    decoded_.insert(key, points, generation);
+    if (min_t <= row.min_t && row.max_t <= max_t) decoded_.insert(key, points, generation);
   }
   const auto first = std::lower_bound(points->begin(), points->end(), min_t,
                                       [](const Point& p, std::int64_t t) { return p.t_ms < t; });
