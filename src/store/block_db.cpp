@@ -14,9 +14,9 @@ CREATE INDEX IF NOT EXISTS blocks_by_time ON blocks(max_t);
 )";
 
 BlockRow row_of(const SqliteStatement& s) {
-  return BlockRow{s.column_int(0), static_cast<SeriesId>(s.column_int(1)),
-                  s.column_int(2), s.column_int(3),
-                  s.column_int(4), s.column_blob(5)};
+  return BlockRow{BlockKey{s.column_int(0), static_cast<SeriesId>(s.column_int(1)), s.column_int(2),
+                           s.column_int(3), s.column_int(4)},
+                  s.column_blob(5)};
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ std::size_t entry_bytes(const std::vector<Point>& points) {
 
 }  // namespace
 
-CachedPoints DecodedBlockCache::find(const CachedBlockKey& key) {
+CachedPoints DecodedBlockCache::find(const BlockKey& key) {
   std::lock_guard lock(mu_);
   const auto it = by_row_.find(key.row);
   if (it == by_row_.end() || !(it->second->key == key)) return nullptr;
@@ -18,7 +18,7 @@ CachedPoints DecodedBlockCache::find(const CachedBlockKey& key) {
   return it->second->points;
 }
 
-void DecodedBlockCache::insert(const CachedBlockKey& key, CachedPoints points, std::uint64_t generation) {
+void DecodedBlockCache::insert(const BlockKey& key, CachedPoints points, std::uint64_t generation) {
   const std::size_t size = entry_bytes(*points);
   std::lock_guard lock(mu_);
   if (generation != generation_ || size > max_bytes_) return;

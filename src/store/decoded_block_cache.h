@@ -20,18 +20,9 @@
 #include <vector>
 
 #include "core/series.h"
-#include "store/label_index.h"
+#include "store/block_db.h"
 
 namespace gpuwatch::store {
-
-struct CachedBlockKey {
-  std::int64_t row = 0;
-  SeriesId series = 0;
-  std::int64_t min_t = 0;
-  std::int64_t max_t = 0;
-  std::int64_t count = 0;
-  friend bool operator==(const CachedBlockKey&, const CachedBlockKey&) = default;
-};
 
 using CachedPoints = std::shared_ptr<const std::vector<Point>>;
 
@@ -39,9 +30,9 @@ class DecodedBlockCache {
  public:
   explicit DecodedBlockCache(std::size_t max_bytes) : max_bytes_(max_bytes) {}
 
-  CachedPoints find(const CachedBlockKey& key);
+  CachedPoints find(const BlockKey& key);
   // Keeps `points` unless the cache was cleared after `generation` was read, or they alone exceed the bound.
-  void insert(const CachedBlockKey& key, CachedPoints points, std::uint64_t generation);
+  void insert(const BlockKey& key, CachedPoints points, std::uint64_t generation);
   void clear();
   // Drops these rows only (downsampling replaced them), with the same guard against older inserts.
   void forget(const std::vector<std::int64_t>& rows);
@@ -50,7 +41,7 @@ class DecodedBlockCache {
 
  private:
   struct Entry {
-    CachedBlockKey key;
+    BlockKey key;
     CachedPoints points;
     std::size_t bytes;
   };

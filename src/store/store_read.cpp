@@ -56,15 +56,15 @@ void Store::for_each_series_checked(std::span<const LabelMatcher> matchers, std:
 void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
                           std::uint64_t generation, BlockDecoder& decoder, DecodedBlock& scratch,
                           std::vector<Point>& out) const {
-  const CachedBlockKey key{row.row, row.series, row.min_t, row.max_t, row.count};
+  const BlockKey& key = row.key;
   CachedPoints points = decoded_.find(key);
   if (!points) {
     try {
       decoder.decode_into(row.data, scratch.timestamps_ms, scratch.values);
     } catch (const CodecError& e) {
       std::lock_guard c(corrupt_mu_);
-      if (corrupt_rows_.insert(row.row).second)
-        spdlog::error("store: block {} of {} is corrupt and skipped: {}", row.row, labels_to_string(labels),
+      if (corrupt_rows_.insert(key.row).second)
+        spdlog::error("store: block {} of {} is corrupt and skipped: {}", key.row, labels_to_string(labels),
                       e.what());
       return;
     }
@@ -72,7 +72,7 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_
     for (std::size_t k = 0; k < scratch.values.size(); ++k)
       (*decoded)[k] = Point{scratch.timestamps_ms[k], scratch.values[k]};
     points = decoded;
-    if (min_t <= row.min_t && row.max_t <= max_t) decoded_.insert(key, points, generation);
+    if (min_t <= key.min_t && key.max_t <= max_t) decoded_.insert(key, points, generation);
   }
   const auto first = std::lower_bound(points->begin(), points->end(), min_t,
                                       [](const Point& p, std::int64_t t) { return p.t_ms < t; });

@@ -19,8 +19,8 @@ CachedPoints points_of(std::size_t n, double value) {
   return p;
 }
 
-CachedBlockKey key_of(std::int64_t row) {
-  return CachedBlockKey{row, 7, 0, 999'000, 1000};
+BlockKey key_of(std::int64_t row) {
+  return BlockKey{row, 7, 0, 999'000, 1000};
 }
 
 TEST(DecodedBlockCache, KeepsTheMostRecentlyUsedWithinItsBound) {
@@ -44,7 +44,7 @@ TEST(DecodedBlockCache, KeepsTheMostRecentlyUsedWithinItsBound) {
 TEST(DecodedBlockCache, FindsABlockOnlyUnderItsWholeKey) {
   DecodedBlockCache cache(1 << 20);
   cache.insert(key_of(1), points_of(10, 1), cache.generation());
-  CachedBlockKey other = key_of(1);
+  BlockKey other = key_of(1);
   other.series = 8;  // the same row id, another block (the row was deleted and its id reused)
   EXPECT_EQ(cache.find(other), nullptr);
   other = key_of(1);
