@@ -190,15 +190,18 @@ QA='gpu_temperature_celsius{gpu="3"}'
 QB='avg by (gpu) (gpu_utilization_ratio)'
 QC='max_over_time(gpu_memory_used_bytes[5m])'
 qbench() {   # qbench NAME BASE QUERY STEP
-  local i t ts=() out=$work/q-$1.json
+  local i t ts=() out=$work/q-$1.json cold=
   for i in $(seq 0 "$QREPS"); do
     t=$(curl -sS -G -o "$out" -w '%{time_total}' "$2/api/v1/query_range" --data-urlencode "query=$3" \
           -d "start=$START" -d "end=$END" -d "step=$4")
-    [ "$i" -gt 0 ] && ts+=("$t")
+    if [ "$i" -gt 0 ]; then ts+=("$t"); else cold=$t; fi
   done
   "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['status']=='success', d" "$out" \
     || { rec "q_${1}_ms" "failed"; return 0; }
   rec "q_${1}_ms" "$("$py" -c "print('%.1f' % (1000 * $(median "${ts[@]}")))")"
+  # The warm-up: the first time this server reads these series since it started (gpuwatch's agent is
+  # started just before its queries; the peers have run since their import).
+  rec "q_${1}_cold_ms" "$("$py" -c "print('%.1f' % (1000 * $cold))")"
 }
 kill -STOP "$VM_PID"; kill -CONT "$PROM_PID"
 qbench prom_a "$PROM" "$QA" 10; qbench prom_b "$PROM" "$QB" 60; qbench prom_c "$PROM" "$QC" 60

@@ -71,6 +71,9 @@ def main():
             label, (gw + " ms") if gw else g("gw_queries", "n/a"), (eng + " ms") if eng else "n/a",
             g("q_prom_%s_ms" % key, "n/a"),
             g("q_vm_%s_ms" % key, "n/a")))
+        print("| the same, first query (cold) | %s ms | | %s ms | %s ms |" % (
+            g("q_gw_%s_cold_ms" % key, "n/a"), g("q_prom_%s_cold_ms" % key, "n/a"),
+            g("q_vm_%s_cold_ms" % key, "n/a")))
     print("\nImport parse speed (one core): text 0.0.4 %s, OpenMetrics %s a CPU second; "
           "`import --dry-run` end to end %s (wall)." % (
               fmt_rate(g("parse_prom_samples_per_cpu_s")), fmt_rate(g("parse_om_samples_per_cpu_s")),

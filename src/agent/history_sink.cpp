@@ -10,6 +10,7 @@ std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options
   so.sync_interval = options.store_sync_interval;
   so.retention_ms = options.retention_time.count();
   so.retention_bytes = options.retention_size;
+  so.decoded_cache_bytes = static_cast<std::size_t>(options.store_cache_size);
   so.downsample_after_ms = options.downsample_after.count();
   return std::make_shared<store::RetryingHistory>(so, options.store_max_process_series);
 }

@@ -42,6 +42,7 @@ struct AgentOptions {
   std::chrono::milliseconds store_sync_interval{2000};  // bounds the loss window: at most this plus one sync
   std::chrono::milliseconds retention_time{30LL * 24 * 3600 * 1000};
   std::uint64_t retention_size = std::uint64_t{1} << 30;
+  std::uint64_t store_cache_size = std::uint64_t{64} << 20;  // decoded blocks kept for queries; 0 = none
   std::size_t store_max_process_series = 2000;
   std::chrono::milliseconds downsample_after{48LL * 3600 * 1000};  // 0: keep every sample
   // The query API's limits (docs/query.md), as Prometheus's --query.timeout and --query.max-samples.

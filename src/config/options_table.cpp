@@ -173,6 +173,10 @@ std::vector<OptionSpec> make_table() {
                       &AgentOptions::retention_time, {.min = 1h, .example = "30d"}),
       size_option({"retention_size", "History is dropped, oldest first, to stay under this size (e.g. 1GiB)"},
                   &AgentOptions::retention_size, {.min = 1 << 20, .example = "1GiB"}),
+      size_option({"store_cache_size",
+                   "History blocks kept decoded in memory for queries that read them again (part of the "
+                   "agent's RSS); 0 = none"},
+                  &AgentOptions::store_cache_size, {.min = 0, .example = "64MiB"}),
       count_option(
           {"store_max_process_series",
            "Per-process series kept in history; beyond it processes are summed per GPU (pid=\"other\")"},

@@ -14,9 +14,9 @@ CREATE INDEX IF NOT EXISTS blocks_by_time ON blocks(max_t);
 )";
 
 BlockRow row_of(const SqliteStatement& s) {
-  return BlockRow{s.column_int(0), static_cast<SeriesId>(s.column_int(1)),
-                  s.column_int(2), s.column_int(3),
-                  s.column_int(4), s.column_blob(5)};
+  return BlockRow{BlockKey{s.column_int(0), static_cast<SeriesId>(s.column_int(1)), s.column_int(2),
+                           s.column_int(3), s.column_int(4)},
+                  s.column_blob(5)};
 }
 
 }  // namespace
@@ -103,11 +103,20 @@ void BlockDb::replace(std::span<const std::int64_t> replaced, std::span<const Se
 
 void BlockDb::read_blocks(SeriesId series, std::int64_t min_t, std::int64_t max_t,
                           const std::function<void(const BlockRow&)>& each) {
-  auto s = db_.prepare(
-      "SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE series_id=? AND max_t>=? AND "
-      "min_t<=? "
-      "ORDER BY min_t");
+  // Prepared once per connection: a query reads series after series, and compiling the statement for each
+  // cost as much as reading a day of one series' blocks.
+  if (!read_blocks_) {
+    read_blocks_.emplace(db_.prepare(
+        "SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE series_id=? AND max_t>=? AND "
+        "min_t<=? ORDER BY min_t"));
+  }
+  auto& s = *read_blocks_;
+  s.reset();
   s.bind(1, static_cast<std::int64_t>(series)).bind(2, min_t).bind(3, max_t);
+  struct ResetAfter {
+    SqliteStatement& s;
+    ~ResetAfter() { s.reset(); }  // releases the read snapshot, also when `each` throws
+  } reset_after{s};
   while (s.step()) each(row_of(s));
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -36,12 +37,19 @@ struct StoredBlock {
   std::vector<std::uint8_t> data;
 };
 
-struct BlockRow {
+// Which block a row holds: its id, series, time range and sample count (a row id alone may be reused after a
+// delete; the whole key is not, for different data).
+struct BlockKey {
   std::int64_t row = 0;
   SeriesId series = 0;
   std::int64_t min_t = 0;
   std::int64_t max_t = 0;
   std::int64_t count = 0;
+  friend bool operator==(const BlockKey&, const BlockKey&) = default;
+};
+
+struct BlockRow {
+  BlockKey key;
   std::span<const std::uint8_t> data;  // valid during the callback only
 };
 
@@ -86,6 +94,7 @@ class BlockDb {
 
  private:
   SqliteDb db_;
+  std::optional<SqliteStatement> read_blocks_;  // declared after db_: finalized before the connection closes
 };
 
 }  // namespace gpuwatch::store

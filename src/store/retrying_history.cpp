@@ -181,6 +181,17 @@ void RetryingHistory::for_each_series(
   if (const auto s = store()) s->for_each_series(matchers, min_t, max_t, fn);
 }
 
+void RetryingHistory::for_each_series_checked(
+    std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+    const std::function<void(const Labels&, std::span<const Point>)>& fn,
+    const Checkpoint& checkpoint) const {
+  if (const auto s = store()) {
+    s->for_each_series_checked(matchers, min_t, max_t, fn, checkpoint);
+  } else {
+    checkpoint();
+  }
+}
+
 std::vector<HttpRoute> unavailable_until_open(std::vector<HttpRoute> routes,
                                               std::shared_ptr<const RetryingHistory> history) {
   for (auto& route : routes) {

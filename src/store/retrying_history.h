@@ -56,6 +56,10 @@ class RetryingHistory final : public SeriesSource {
                              std::int64_t max_t) const override;
   void for_each_series(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                        const std::function<void(const Labels&, std::span<const Point>)>& fn) const override;
+  // Forwarded as it is: the store checks the query's deadline between series and streams their points.
+  void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                               const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                               const Checkpoint& checkpoint) const override;
 
  private:
   void try_open();  // on the appending thread only; takes mu_ itself

@@ -37,6 +37,7 @@ bool is_sorted_labels(const Labels& labels) {
 
 Store::Store(StoreOptions options)
     : options_(std::move(options)),
+      decoded_(options_.decoded_cache_bytes),
       head_(options_.block_window_ms, options_.block_max_samples),
       wal_writer_(wal_dir(options_.data_dir)) {}
 

@@ -39,6 +39,7 @@
 #include "core/series.h"
 #include "store/block_db.h"
 #include "store/chunk_codec.h"
+#include "store/decoded_block_cache.h"
 #include "store/head.h"
 #include "store/label_index.h"
 #include "store/unique_fd.h"
@@ -66,6 +67,10 @@ struct StoreOptions {
   std::int64_t downsample_step_ms = 60'000;
   std::uint64_t wal_segment_bytes = 16u << 20;
   std::uint64_t max_unwritten_bytes = 64u << 20;
+  // Decoded sealed blocks kept for the queries that read them again (decoded_block_cache.h): 64 MiB holds
+  // a day of 1 s samples of 48 series. Only blocks a query reads whole are kept: a look at the last minutes
+  // of every series (an instant query) would otherwise fill it with blocks that no range query needs.
+  std::size_t decoded_cache_bytes = 64u << 20;
   bool background_flusher = true;  // false: only commit() and maintain() write (tests drive them)
 };
 
@@ -103,6 +108,8 @@ class Store final : public SeriesSource, public SeriesAppender {
                                    std::int64_t max_t) const override;
   std::vector<Labels> series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                              std::int64_t max_t) const override;
+  void for_each_series(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                       const std::function<void(const Labels&, std::span<const Point>)>& fn) const override;
   // Checks while matching candidates (every few series) and before reading each series' sealed blocks.
   void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                                const std::function<void(const Labels&, std::span<const Point>)>& fn,
@@ -129,8 +136,17 @@ class Store final : public SeriesSource, public SeriesAppender {
   // The series whose labels satisfy the matchers, ascending by id; takes mu_ only to copy the candidates.
   std::vector<LabelIndex::Candidate> matching(std::span<const LabelMatcher> matchers,
                                               const Checkpoint* checkpoint = nullptr) const;
-  std::vector<SeriesPoints> read(std::span<const LabelMatcher> matchers, std::int64_t min_t,
-                                 std::int64_t max_t, const Checkpoint* checkpoint) const;
+  // Calls fn for each matching series with points in [min_t, max_t], one series at a time (ascending id),
+  // its points in one reused buffer: no query holds every series it reads at once.
+  void read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+            const std::function<void(const Labels&, std::span<const Point>)>& fn,
+            const Checkpoint* checkpoint) const;
+  std::vector<Point> take_buffer() const;
+  void give_back_buffer(std::vector<Point> buffer) const;
+  // Appends the points of one sealed block within [min_t, max_t], decoded or from the cache.
+  void append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
+                     std::uint64_t generation, BlockDecoder& decoder, DecodedBlock& scratch,
+                     std::vector<Point>& out) const;
   void note_error(const StoreError& e);
   void note_success();
   void run_flusher();
@@ -141,6 +157,11 @@ class Store final : public SeriesSource, public SeriesAppender {
   std::unique_ptr<BlockDb> write_db_;  // flusher side
   mutable std::mutex read_mu_;
   mutable std::unique_ptr<BlockDb> read_db_;
+  mutable DecodedBlockCache decoded_;
+  // Point buffers that reads reuse: a day of one series is over a megabyte, and a fresh one per query costs
+  // more in page faults than copying the points into it does.
+  mutable std::mutex buffers_mu_;
+  mutable std::vector<std::vector<Point>> buffers_;
 
   // Everything below mu_ changes on append.
   mutable std::mutex mu_;

@@ -147,6 +147,7 @@ void Store::apply_retention() {
           std::lock_guard lock(mu_);
           return head_.holds(id);
         });
+    if (deleted > 0) decoded_.clear();
     if (deleted > 0)
       spdlog::info("store: retention dropped {} block(s) and {} series", deleted, orphans.size());
     std::lock_guard lock(mu_);
@@ -216,6 +217,7 @@ void Store::downsample() {
       replaced.push_back(b.row);
     }
     write_db_->replace(replaced, blocks, created);
+    decoded_.forget(replaced);
     std::lock_guard lock(mu_);
     for (const auto& [id, labels] : created) persisted_.insert(id);
     stats_.blocks_downsampled += replaced.size();

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
 
 #include "store/codec_error.h"
 #include "store/store.h"
@@ -28,7 +30,19 @@ std::vector<LabelIndex::Candidate> Store::matching(std::span<const LabelMatcher>
 
 std::vector<SeriesPoints> Store::select(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                                         std::int64_t max_t) const {
-  return read(matchers, min_t, max_t, nullptr);
+  std::vector<SeriesPoints> out;
+  read(
+      matchers, min_t, max_t,
+      [&](const Labels& labels, std::span<const Point> points) {
+        out.push_back(SeriesPoints{labels, {points.begin(), points.end()}});
+      },
+      nullptr);
+  return out;
+}
+
+void Store::for_each_series(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                            const std::function<void(const Labels&, std::span<const Point>)>& fn) const {
+  read(matchers, min_t, max_t, fn, nullptr);
 }
 
 void Store::for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t,
@@ -36,20 +50,63 @@ void Store::for_each_series_checked(std::span<const LabelMatcher> matchers, std:
                                     const std::function<void(const Labels&, std::span<const Point>)>& fn,
                                     const Checkpoint& checkpoint) const {
   checkpoint();
-  for (const auto& s : read(matchers, min_t, max_t, &checkpoint)) fn(s.labels, s.points);
+  read(matchers, min_t, max_t, fn, &checkpoint);
 }
 
-std::vector<SeriesPoints> Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t,
-                                      std::int64_t max_t, const Checkpoint* checkpoint) const {
+void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
+                          std::uint64_t generation, BlockDecoder& decoder, DecodedBlock& scratch,
+                          std::vector<Point>& out) const {
+  const BlockKey& key = row.key;
+  CachedPoints points = decoded_.find(key);
+  if (!points) {
+    try {
+      decoder.decode_into(row.data, scratch.timestamps_ms, scratch.values);
+    } catch (const CodecError& e) {
+      std::lock_guard c(corrupt_mu_);
+      if (corrupt_rows_.insert(key.row).second)
+        spdlog::error("store: block {} of {} is corrupt and skipped: {}", key.row, labels_to_string(labels),
+                      e.what());
+      return;
+    }
+    auto decoded = std::make_shared<std::vector<Point>>(scratch.values.size());
+    for (std::size_t k = 0; k < scratch.values.size(); ++k)
+      (*decoded)[k] = Point{scratch.timestamps_ms[k], scratch.values[k]};
+    points = decoded;
+    if (min_t <= key.min_t && key.max_t <= max_t) decoded_.insert(key, points, generation);
+  }
+  const auto first = std::lower_bound(points->begin(), points->end(), min_t,
+                                      [](const Point& p, std::int64_t t) { return p.t_ms < t; });
+  const auto last = std::upper_bound(first, points->end(), max_t,
+                                     [](std::int64_t t, const Point& p) { return t < p.t_ms; });
+  out.insert(out.end(), first, last);
+}
+
+std::vector<Point> Store::take_buffer() const {
+  std::lock_guard lock(buffers_mu_);
+  if (buffers_.empty()) return {};
+  std::vector<Point> b = std::move(buffers_.back());
+  buffers_.pop_back();
+  return b;
+}
+
+void Store::give_back_buffer(std::vector<Point> buffer) const {
+  // A few, as many as queries usually run at once, of at most 4 MiB each (a month of one series once
+  // downsampled; a day at 1 s is 1.4 MiB): a larger one goes back to the allocator.
+  constexpr std::size_t kKept = 4;
+  constexpr std::size_t kMaxPoints = (std::size_t{4} << 20) / sizeof(Point);
+  if (buffer.capacity() > kMaxPoints) return;
+  buffer.clear();
+  std::lock_guard lock(buffers_mu_);
+  if (buffers_.size() < kKept) buffers_.push_back(std::move(buffer));
+}
+
+void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                 const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                 const Checkpoint* checkpoint) const {
   const std::vector<LabelIndex::Candidate> matched = matching(matchers, checkpoint);
   std::vector<SeriesId> ids;
-  std::vector<SeriesPoints> out;
   ids.reserve(matched.size());
-  out.reserve(matched.size());
-  for (const auto& c : matched) {
-    ids.push_back(c.id);
-    out.push_back(SeriesPoints{*c.labels, {}});
-  }
+  for (const auto& c : matched) ids.push_back(c.id);
   std::vector<std::vector<std::shared_ptr<const HeadBlock>>> in_memory;
   {
     // Memory first, then SQLite: a block moving from the head to SQLite meanwhile is seen twice (and
@@ -57,42 +114,40 @@ std::vector<SeriesPoints> Store::read(std::span<const LabelMatcher> matchers, st
     std::lock_guard lock(mu_);
     head_.blocks(ids, min_t, max_t, in_memory);
   }
+  // Read before SQLite's snapshot is: a block deleted after it is not cached under its reused row id.
+  const std::uint64_t generation = decoded_.generation();
   BlockDecoder decoder;
+  DecodedBlock scratch;
+  std::vector<Point> points = take_buffer();
+  struct GiveBack {
+    const Store& store;
+    std::vector<Point>& points;
+    ~GiveBack() { store.give_back_buffer(std::move(points)); }
+  } give_back{*this, points};
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    for (const auto& b : in_memory[i]) b->append_points(min_t, max_t, decoder, out[i].points);
-  }
-  DecodedBlock decoded;
-  {
-    std::lock_guard lock(read_mu_);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      // Between series, never inside read_blocks: a stop leaves no statement half read.
-      if (checkpoint) (*checkpoint)();
-      auto& points = out[i].points;
+    // Between series, never inside read_blocks: a stop leaves no statement half read.
+    if (checkpoint) (*checkpoint)();
+    const Labels& labels = *matched[i].labels;
+    points.clear();
+    {
+      std::lock_guard lock(read_mu_);
       read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
-        try {
-          decoder.decode_into(row.data, decoded.timestamps_ms, decoded.values);
-        } catch (const CodecError& e) {
-          std::lock_guard c(corrupt_mu_);
-          if (corrupt_rows_.insert(row.row).second)
-            spdlog::error("store: block {} of {} is corrupt and skipped: {}", row.row,
-                          labels_to_string(out[i].labels), e.what());
-          return;
-        }
-        const auto& ts = decoded.timestamps_ms;
-        for (auto it = std::lower_bound(ts.begin(), ts.end(), min_t); it != ts.end() && *it <= max_t; ++it)
-          points.push_back(Point{*it, decoded.values[static_cast<std::size_t>(it - ts.begin())]});
+        append_sealed(row, labels, min_t, max_t, generation, decoder, scratch, points);
       });
     }
-  }
-  for (auto& s : out) {
-    std::sort(s.points.begin(), s.points.end(),
-              [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
-    s.points.erase(std::unique(s.points.begin(), s.points.end(),
+    for (const auto& b : in_memory[i]) b->append_points(min_t, max_t, decoder, points);
+    // Sealed blocks come oldest first and the head holds what is newer: sorting is needed only when a block
+    // was seen in both or blocks overlap.
+    const auto out_of_order = [](const Point& a, const Point& b) { return a.t_ms >= b.t_ms; };
+    if (std::adjacent_find(points.begin(), points.end(), out_of_order) != points.end()) {
+      std::stable_sort(points.begin(), points.end(),
+                       [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
+      points.erase(std::unique(points.begin(), points.end(),
                                [](const Point& a, const Point& b) { return a.t_ms == b.t_ms; }),
-                   s.points.end());
+                   points.end());
+    }
+    if (!points.empty()) fn(labels, points);
   }
-  std::erase_if(out, [](const SeriesPoints& s) { return s.points.empty(); });
-  return out;
 }
 
 std::vector<Labels> Store::series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
