@@ -13,6 +13,10 @@ packages=(
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
   libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev
+  # remote write: protobuf messages (protoc generates them at build time) and snappy
+  libprotobuf-dev protobuf-compiler libsnappy-dev
+  # the listener: bcrypt (libxcrypt's crypt_r) for basic auth; TLS is GnuTLS, above
+  libcrypt-dev
   # packaging: the .deb (CPack's DEB generator: dpkg-deb, dpkg-shlibdeps, file)
   dpkg-dev file gzip
 )
@@ -20,6 +24,8 @@ if [ "${1:-all}" != "build" ]; then
   packages+=(
     # tests (clang and its runtime libraries for the sanitizer build and the fuzz targets)
     clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
+    # remote-write receivers; certificates the TLS tests make
+    victoria-metrics gnutls-bin openssl
     # install tests: the package's checks, the unit's (systemd-analyze), the manifests' schemas (node, npm)
     lintian systemd util-linux nodejs
     # benchmarks

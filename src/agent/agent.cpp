@@ -11,12 +11,14 @@
 #include "agent/history_sink.h"
 #include "agent/published_families.h"
 #include "agent/query_setup.h"
+#include "agent/remote_write_sink.h"
 #include "agent/running_collector.h"
 #include "agent/sink_set.h"
 #include "agent/status_api.h"
 #include "alerting/alerting_service.h"
 #include "detect/detection.h"
 #include "http/http_server.h"
+#include "http/web_config.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -78,6 +80,16 @@ HttpServerOptions server_options(const AgentOptions& options,
   so.max_reply_bytes = options.http_max_reply_size;
   so.threads = static_cast<unsigned>(options.http_workers);
   so.queue = options.http_queue;
+  if (!options.web_config_file.empty()) {
+    // A listener asked to be private never starts open: a mistake in the file stops the agent.
+    std::vector<std::string> errors;
+    so.web = load_web_config(options.web_config_file, errors);
+    if (!so.web) {
+      std::string all;
+      for (const auto& e : errors) all += (all.empty() ? "" : "; ") + e;
+      throw AgentSetupError("web configuration: " + all);
+    }
+  }
   return so;
 }
 
@@ -109,6 +121,18 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   std::vector<std::shared_ptr<SnapshotSink>> sinks;
   if (history_) sinks.push_back(std::make_shared<HistorySink>(history_, published));
   sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_));
+  if (const auto targets = remote_write_targets(options_); !targets.empty()) {
+    try {
+      // The labels the agent's query API gives its series: a receiver holds the same series.
+      const Labels target{{"instance", reachable_address(listener_->address, options_.hostname)},
+                          {"job", std::string(kQueryJob)}};
+      sinks.push_back(
+          std::make_shared<RemoteWriteSink>(targets, options_.data_dir + "/remote-write", published, target));
+    } catch (const std::exception& e) {
+      // A failing part degrades only itself: the agent samples, stores and alerts without remote write.
+      spdlog::error("remote write is off: {}", e.what());
+    }
+  }
   for (auto& sink : extra_sinks) sinks.push_back(std::move(sink));
   sinks_ = std::make_shared<SinkSet>(sinks);
   published->set_sinks(sinks_);

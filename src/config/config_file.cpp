@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "config/remote_write_config.h"
 #include "config/yaml_duplicate_keys.h"
 #include "core/file_io.h"
 #include "core/spelling.h"
@@ -21,6 +22,7 @@ ConfigError error_at(const std::string& file, const YAML::Mark& mark, std::strin
 std::string unknown_key_message(const std::string& key) {
   std::vector<std::string_view> keys;
   for (const auto& spec : option_table()) keys.push_back(spec.key);
+  keys.push_back("remote_write");
   std::string message = "unknown key '" + key + "'";
   const std::string hint = closest_match(key, keys);
   if (!hint.empty()) message += " (did you mean '" + hint + "'?)";
@@ -59,6 +61,10 @@ std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions
     errors.push_back(error_at(path, duplicate.at, duplicate.message()));
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>("");
+    if (key == "remote_write") {  // a list of mappings, the one setting no flag can spell
+      if (reader == kAgentCommand) parse_remote_write_list(path, entry.second, options.remote_write, errors);
+      continue;
+    }
     const OptionSpec* spec = find_option(key);
     if (!spec) {
       errors.push_back(error_at(path, entry.first.Mark(), unknown_key_message(key)));

@@ -1,0 +1,95 @@
+// Receivers that go away: a real Prometheus and a real VictoriaMetrics stopped for 10 minutes of scenario
+// time, and a receiver answering 500s and 429s. Afterwards each holds every sample the agent's history
+// holds, compared one by one (time and value).
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "fault_proxy.h"
+#include "lockstep_node.h"
+
+namespace gpuwatch::test {
+namespace {
+
+RemoteWriteTarget target(const std::string& name, const std::string& url) {
+  RemoteWriteTarget t;
+  t.name = name;
+  t.url = url;
+  return t;
+}
+
+TEST(RemoteWriteOutage, ReceiversStoppedForTenMinutesOfScenarioTimeGetEverySampleInOrder) {
+  auto prometheus = make_prometheus_receiver();
+  auto victoria = make_victoria_metrics_receiver();
+  prometheus->start();
+  victoria->start();
+  LockstepNode node({target("prometheus", prometheus->write_url()), target("vm", victoria->write_url())});
+
+  node.run_until(180);  // 3 minutes with both receivers up
+  ASSERT_TRUE(node.wait_until_sent(std::chrono::seconds(60)));
+  prometheus->stop();
+  victoria->stop();
+  node.run_until(780);  // 10 minutes with both down: everything waits on disk
+  for (const auto& s : node.sink().stats()) {
+    EXPECT_GT(s.queue.samples, 0u) << s.name;
+    EXPECT_GE(s.queue.newest_ms - s.queue.oldest_ms, 590'000) << s.name << ": the queue spans the outage";
+    EXPECT_GT(s.failures_network, 0u) << s.name;
+  }
+  std::cout << "queued during the outage: ";
+  for (const auto& s : node.sink().stats())
+    std::cout << s.name << " " << s.queue.samples << " samples, " << s.queue.bytes << " bytes; ";
+  std::cout << "\n";
+  prometheus->start();
+  victoria->start();
+  node.run_until(960);  // 3 more minutes while the queues catch up
+  ASSERT_TRUE(node.wait_until_sent(std::chrono::seconds(120)));
+
+  const RawSamples history = node.history();
+  const std::size_t recorded = count_samples(history);
+  // 2 GPUs x 481 snapshots x every GPU series: far more than a handful.
+  ASSERT_GT(recorded, 20'000u);
+  EXPECT_EQ(expect_same_samples(
+                history, prometheus->samples("{__name__=~\"gpu_.+\"}", node.first_ms(), node.last_ms()),
+                "prometheus"),
+            recorded);
+  EXPECT_EQ(expect_same_samples(history,
+                                victoria->samples("{__name__=~\"gpu_.+\"}", node.first_ms(), node.last_ms()),
+                                "victoria-metrics", 1e-9),
+            recorded);
+  std::cout << "history: " << recorded << " samples of " << history.size()
+            << " series; each receiver holds them all, compared one by one\n";
+  for (const auto& s : node.sink().stats()) {
+    EXPECT_EQ(s.dropped_rejected + s.dropped_queue_full, 0u) << s.name;
+    EXPECT_EQ(s.newest_sent_ms, node.last_ms()) << s.name;
+  }
+}
+
+TEST(RemoteWriteFaults, FiveHundredsAndTooManyRequestsAreRetriedAndNothingIsLost) {
+  auto prometheus = make_prometheus_receiver();
+  prometheus->start();
+  FaultProxy proxy(prometheus->write_url());
+  proxy.answer(500, 4);
+  proxy.answer(503, 2);
+  proxy.answer(429, 3, "1");  // Retry-After: 1 second, three times
+  LockstepNode node({target("flaky", proxy.write_url())});
+  const auto started = std::chrono::steady_clock::now();
+  node.run_until(300);
+  ASSERT_TRUE(node.wait_until_sent(std::chrono::seconds(60)));
+  // Three 429s each asked for a second's pause: the sender waited at least that long in all.
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+
+  const RawSamples history = node.history();
+  ASSERT_GT(count_samples(history), 10'000u);
+  EXPECT_EQ(expect_same_samples(
+                history, prometheus->samples("{__name__=~\"gpu_.+\"}", node.first_ms(), node.last_ms()),
+                "prometheus"),
+            count_samples(history));
+  const auto s = node.sink().stats().at(0);
+  EXPECT_EQ(s.failures_server, 6u);
+  EXPECT_EQ(s.failures_throttled, 3u);
+  EXPECT_EQ(s.dropped_rejected, 0u);
+  EXPECT_EQ(proxy.requests(), proxy.forwarded() + 9);
+}
+
+}  // namespace
+}  // namespace gpuwatch::test
