@@ -32,13 +32,7 @@ void RemoteWriteSink::add_family(const Family& family, std::int64_t t,
   if (!is_stored(family.name)) return;
   std::string key;
   for (const auto& series : family.series) {
-    key = family.name;
-    for (const auto& [name, value] : series.labels) {
-      key += '\x1f';
-      key += name;
-      key += '=';
-      key += value;
-    }
+    store::series_key(family.name, series, key);
     auto [it, fresh] = known_.try_emplace(key);
     Known& known = it->second;
     if (fresh) {

@@ -194,7 +194,7 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
     "How far the oldest unsent request trails the newest queued sample; 0 when the receiver is up to date")     \
   X(kRemoteWriteSamplesSent, "gpuwatch_remote_write_samples_sent_total", kCounter, kAgent, "", "remote", "", "", \
     "Samples the receiver acknowledged (2xx)")                                                                   \
-  X(kRemoteWriteBytesSent, "gpuwatch_remote_write_bytes_sent_total", kCounter, kAgent, "bytes", "remote", "", "",\
+  X(kRemoteWriteBytesSent, "gpuwatch_remote_write_sent_bytes_total", kCounter, kAgent, "bytes", "remote", "", "",\
     "Bytes of acknowledged requests as sent (snappy-compressed protobuf)")                                       \
   X(kRemoteWriteFailures, "gpuwatch_remote_write_failures_total", kCounter, kAgent, "", "remote", "reason", "",  \
     "Sends that failed and are retried (reason: server_error for 5xx, throttled for 429, network for no answer)") \

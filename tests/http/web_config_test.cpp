@@ -6,33 +6,25 @@
 #include <httplib.h>
 #include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <memory>
 
 #include "http/basic_auth.h"
 #include "http/http_server.h"
 #include "http/web_config.h"
+#include "temp_dir.h"
 
 namespace gpuwatch {
 namespace {
 
 class Dir {
  public:
-  Dir() {
-    std::string pattern = std::filesystem::temp_directory_path() / "gpuwatch-tls-XXXXXX";
-    path_ = mkdtemp(pattern.data());
-  }
-  ~Dir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  const std::string& path() const { return dir_.path(); }
+  std::string file(const std::string& name) const { return dir_.path() + "/" + name; }
   void write(const std::string& name, const std::string& text) const { std::ofstream(file(name)) << text; }
 
  private:
-  std::string path_;
+  store::test::TempDir dir_;
 };
 
 void run(const std::string& command) {

@@ -1,33 +1,18 @@
-#include <gtest/gtest.h>
-#include <stdlib.h>
-
-#include <filesystem>
-
 #include "remote_write/disk_queue.h"
+#include <gtest/gtest.h>
+#include "temp_dir.h"
 
 namespace gpuwatch::remote_write {
 namespace {
 
-class QueueDir {
- public:
-  QueueDir() {
-    std::string pattern = std::filesystem::temp_directory_path() / "gpuwatch-queue-XXXXXX";
-    path_ = mkdtemp(pattern.data());
-  }
-  ~QueueDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string file() const { return path_ + "/r.sqlite"; }
-
- private:
-  std::string path_;
-};
+std::string queue_file(const store::test::TempDir& dir) {
+  return dir.path() + "/r.sqlite";
+}
 
 TEST(DiskQueue, HandsOutTheOldestFirstAndKeepsWhatIsNotPoppedAcrossReopening) {
-  QueueDir dir;
+  store::test::TempDir dir;
   {
-    DiskQueue q(dir.file(), 1 << 20);
+    DiskQueue q(queue_file(dir), 1 << 20);
     q.push("aa", 2, 1000);
     q.push("bbb", 3, 2000);
     q.push("c", 1, 3000);
@@ -41,7 +26,7 @@ TEST(DiskQueue, HandsOutTheOldestFirstAndKeepsWhatIsNotPoppedAcrossReopening) {
     EXPECT_EQ(first->requests, std::vector<std::string>{"aa"});
     q.pop_through(first->last_seq);
   }
-  DiskQueue again(dir.file(), 1 << 20);  // a restarted agent
+  DiskQueue again(queue_file(dir), 1 << 20);  // a restarted agent
   const QueueStats s = again.stats();
   EXPECT_EQ(s.requests, 2u);
   EXPECT_EQ(s.samples, 4u);
@@ -59,8 +44,8 @@ TEST(DiskQueue, HandsOutTheOldestFirstAndKeepsWhatIsNotPoppedAcrossReopening) {
 }
 
 TEST(DiskQueue, PastItsSizeTheOldestRequestsAreGivenUpAndCounted) {
-  QueueDir dir;
-  DiskQueue q(dir.file(), 10);
+  store::test::TempDir dir;
+  DiskQueue q(queue_file(dir), 10);
   EXPECT_EQ(q.push("12345", 5, 1000), 0u);
   EXPECT_EQ(q.push("12345", 4, 2000), 0u);
   EXPECT_EQ(q.push("123", 3, 3000), 5u);  // 13 bytes: the oldest goes

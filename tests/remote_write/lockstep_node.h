@@ -139,4 +139,17 @@ inline std::size_t count_samples(const RawSamples& samples) {
   return n;
 }
 
+// The receiver's samples once it holds at least `expected` (a receiver makes what it accepted searchable a
+// moment later: VictoriaMetrics within a second or so), or what it holds after 20 s.
+inline RawSamples samples_when_visible(Receiver& receiver, const std::string& selector, std::int64_t start_ms,
+                                       std::int64_t end_ms, std::size_t expected) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  RawSamples got = receiver.samples(selector, start_ms, end_ms);
+  while (count_samples(got) < expected && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the receiver's own pace, in wall time
+    got = receiver.samples(selector, start_ms, end_ms);
+  }
+  return got;
+}
+
 }  // namespace gpuwatch::test
