@@ -6,7 +6,9 @@
 #include <iostream>
 
 #include "fault_proxy.h"
+#include "http/web_config.h"
 #include "lockstep_node.h"
+#include "test_certificates.h"
 
 namespace gpuwatch::test {
 namespace {
@@ -93,6 +95,48 @@ TEST(RemoteWriteFaults, FiveHundredsAndTooManyRequestsAreRetriedAndNothingIsLost
   EXPECT_EQ(s.failures_throttled, 3u);
   EXPECT_EQ(s.dropped_rejected, 0u);
   EXPECT_EQ(proxy.requests(), proxy.forwarded() + 9);
+}
+
+TEST(RemoteWriteTls, HttpsAndBasicAuthToAPrometheusBehindTheWebConfigFileTheAgentReadsToo) {
+  Dir d;
+  make_ca(d, "ca");
+  make_signed(d, "ca", "server", "IP:127.0.0.1");
+  d.write("web.yml", "tls_server_config:\n  cert_file: " + d.file("server.pem") + "\n  key_file: " +
+                         d.file("server.key") + "\nbasic_auth_users:\n  agent: " + bcrypt("push-it") + "\n");
+  std::vector<std::string> errors;
+  EXPECT_TRUE(load_web_config(d.file("web.yml"), errors)) << "gpuwatch's listener takes the same file";
+  auto prometheus = make_prometheus_receiver({d.file("web.yml"), d.file("ca.pem"), "agent", "push-it"});
+  prometheus->start();
+  RemoteWriteTarget trusted = target("trusted", prometheus->write_url());
+  trusted.tls_ca_file = d.file("ca.pem");
+  trusted.basic_auth_username = "agent";
+  trusted.basic_auth_password = "push-it";
+  RemoteWriteTarget no_ca = trusted;  // the system's CAs do not know the test's
+  no_ca.name = "no_ca";
+  no_ca.tls_ca_file.clear();
+  RemoteWriteTarget no_password = trusted;
+  no_password.name = "no_password";
+  no_password.basic_auth_password = "guess";
+  LockstepNode node({trusted, no_ca, no_password});
+  node.run_until(120);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline && node.sink().stats().at(0).queue.requests > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the sender's pace, in wall time
+  const auto stats = node.sink().stats();
+  EXPECT_EQ(stats.at(0).queue.requests, 0u);
+  EXPECT_GT(stats.at(1).failures_network, 0u) << "an unknown CA is a failed handshake, retried";
+  EXPECT_GT(stats.at(1).queue.samples, 0u);
+  EXPECT_GT(stats.at(2).dropped_rejected, 0u)
+      << "401 is a 4xx: the receiver refuses, sending again cannot help";
+
+  const RawSamples history = node.history();
+  const std::size_t recorded = count_samples(history);
+  ASSERT_GT(recorded, 2'000u);
+  EXPECT_EQ(expect_same_samples(history,
+                                samples_when_visible(*prometheus, "{__name__=~\"gpu_.+\"}", node.first_ms(),
+                                                     node.last_ms(), recorded),
+                                "prometheus over https"),
+            recorded);
 }
 
 }  // namespace

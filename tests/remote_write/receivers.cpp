@@ -29,15 +29,18 @@ std::int64_t ms_of(double seconds) {
 
 class PrometheusReceiver final : public Receiver {
  public:
-  PrometheusReceiver() { std::ofstream(dir_ + "/prometheus.yml") << "global:\n  scrape_interval: 1m\n"; }
-  std::string name() const override { return "prometheus"; }
-  std::string write_url() const override {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/api/v1/write";
+  explicit PrometheusReceiver(const ReceiverAccess& access) {
+    std::ofstream(dir_ + "/prometheus.yml") << "global:\n  scrape_interval: 1m\n";
+    web_config_ = access.web_config;
+    ca_file_ = access.ca_file;
+    user_ = access.user;
+    password_ = access.password;
   }
+  std::string name() const override { return "prometheus"; }
   RawSamples samples(const std::string& selector, std::int64_t start_ms, std::int64_t end_ms) override {
     // An instant query of a range selector answers the raw samples in the range: (end - range, end].
     const std::int64_t range_ms = end_ms - start_ms + 1;
-    httplib::Client client("127.0.0.1", port_);
+    httplib::Client client = this->client();
     client.set_read_timeout(120);
     const httplib::Params params{{"query", selector + "[" + std::to_string(range_ms) + "ms]"},
                                  {"time", std::to_string(static_cast<double>(end_ms) / 1000.0)}};
@@ -55,7 +58,8 @@ class PrometheusReceiver final : public Receiver {
   }
 
  private:
-  std::vector<std::string> argv() const override {
+  std::vector<std::string> argv() const override { return with_web_config(plain_argv()); }
+  std::vector<std::string> plain_argv() const {
     return {"/usr/bin/prometheus",
             "--config.file=" + dir_ + "/prometheus.yml",
             "--storage.tsdb.path=" + dir_ + "/tsdb",
@@ -63,17 +67,18 @@ class PrometheusReceiver final : public Receiver {
             "--storage.tsdb.retention.time=30d",
             "--web.enable-remote-write-receiver"};
   }
+  std::vector<std::string> with_web_config(std::vector<std::string> args) const {
+    if (!web_config_.empty()) args.push_back("--web.config.file=" + web_config_);
+    return args;
+  }
   std::string ready_path() const override { return "/-/ready"; }
 };
 
 class VictoriaMetricsReceiver final : public Receiver {
  public:
   std::string name() const override { return "victoria-metrics"; }
-  std::string write_url() const override {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/api/v1/write";
-  }
   RawSamples samples(const std::string& selector, std::int64_t start_ms, std::int64_t end_ms) override {
-    httplib::Client client("127.0.0.1", port_);
+    httplib::Client client = this->client();
     client.set_read_timeout(120);
     // What was accepted becomes searchable within a second or so; the flush makes it so now.
     client.Get("/internal/force_flush");
@@ -128,9 +133,20 @@ Receiver::~Receiver() {
   std::filesystem::remove_all(dir_, ec);
 }
 
+std::string Receiver::origin() const {
+  return (web_config_.empty() ? "http://" : "https://") + std::string("127.0.0.1:") + std::to_string(port_);
+}
+
+httplib::Client Receiver::client() const {
+  httplib::Client c(origin());
+  if (!ca_file_.empty()) c.set_ca_cert_path(ca_file_);
+  if (!user_.empty()) c.set_basic_auth(user_, password_);
+  return c;
+}
+
 void Receiver::start() {
   process_ = std::make_unique<BackgroundProcess>(argv());
-  httplib::Client client("127.0.0.1", port_);
+  httplib::Client client = this->client();
   client.set_connection_timeout(1);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -152,7 +168,10 @@ void Receiver::stop() {
 }
 
 std::unique_ptr<Receiver> make_prometheus_receiver() {
-  return std::make_unique<PrometheusReceiver>();
+  return std::make_unique<PrometheusReceiver>(ReceiverAccess{});
+}
+std::unique_ptr<Receiver> make_prometheus_receiver(const ReceiverAccess& access) {
+  return std::make_unique<PrometheusReceiver>(access);
 }
 std::unique_ptr<Receiver> make_victoria_metrics_receiver() {
   return std::make_unique<VictoriaMetricsReceiver>();

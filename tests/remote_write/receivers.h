@@ -13,6 +13,10 @@
 #include "core/series.h"
 #include "run_process.h"
 
+namespace httplib {
+class Client;
+}
+
 namespace gpuwatch::test {
 
 // Series (labels_to_string of its labels) -> its samples, oldest first.
@@ -25,7 +29,9 @@ class Receiver {
   Receiver& operator=(const Receiver&) = delete;
 
   int port() const { return port_; }
-  virtual std::string write_url() const = 0;
+  // http://127.0.0.1:PORT, or https:// behind a web configuration file.
+  std::string origin() const;
+  std::string write_url() const { return origin() + "/api/v1/write"; }
   virtual std::string name() const = 0;
   // Starts the process and waits until it is ready (throws with its log when it is not within a minute).
   void start();
@@ -38,14 +44,23 @@ class Receiver {
   Receiver();
   virtual std::vector<std::string> argv() const = 0;
   virtual std::string ready_path() const = 0;
+  // A client of the receiver, with its CA and user when it has them.
+  httplib::Client client() const;
   std::string dir_;
   int port_ = 0;
+  std::string web_config_, ca_file_, user_, password_;
 
  private:
   std::unique_ptr<BackgroundProcess> process_;
 };
 
 std::unique_ptr<Receiver> make_prometheus_receiver();
+// Prometheus serving HTTPS and asking for basic auth as `web_config` (an exporter-toolkit web configuration
+// file) says; the test talks to it trusting `ca_file`, as `user`.
+struct ReceiverAccess {
+  std::string web_config, ca_file, user, password;
+};
+std::unique_ptr<Receiver> make_prometheus_receiver(const ReceiverAccess& access);
 std::unique_ptr<Receiver> make_victoria_metrics_receiver();
 
 }  // namespace gpuwatch::test
