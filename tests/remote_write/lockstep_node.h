@@ -152,4 +152,16 @@ inline RawSamples samples_when_visible(Receiver& receiver, const std::string& se
   return got;
 }
 
+// The receiver holds every GPU sample of the node's history, compared one by one; says how many it compared.
+inline std::size_t expect_receiver_holds_history(const LockstepNode& node, const RawSamples& history,
+                                                 Receiver& receiver, const std::string& who,
+                                                 double tolerance = 0) {
+  std::size_t recorded = 0;
+  for (const auto& [series, points] : history) recorded += points.size();
+  return expect_same_samples(
+      history,
+      samples_when_visible(receiver, "{__name__=~\"gpu_.+\"}", node.first_ms(), node.last_ms(), recorded),
+      who, tolerance);
+}
+
 }  // namespace gpuwatch::test
