@@ -45,7 +45,16 @@ bool collection_settings_changed(const AgentOptions& a, const AgentOptions& b) {
          a.hostname != b.hostname;
 }
 
+// The remote_write: list is no row of the option table: said apart, as the table's rows are.
+std::string receivers_of(const AgentOptions& o) {
+  std::string out;
+  for (const auto& t : o.remote_write) out += (out.empty() ? "" : ", ") + t.name + "=" + t.url;
+  return out;
+}
+
 void warn_about_restart_only_changes(const AgentOptions& before, const AgentOptions& after) {
+  if (receivers_of(before) != receivers_of(after))
+    spdlog::warn("reload: the remote_write list changed; it takes effect after a restart");
   for (const auto& spec : option_table()) {
     if (!spec.reloadable && spec.show(before) != spec.show(after)) {
       spdlog::warn("reload: '{}' changed from '{}' to '{}'; it takes effect after a restart", spec.key,
@@ -181,6 +190,7 @@ void Agent::reload(AgentOptions reloaded) {
   for (const auto& spec : option_table()) {
     if (!spec.reloadable) spec.apply(reloaded, spec.show(options_));
   }
+  reloaded.remote_write = options_.remote_write;
   if (started_ && !stopped_ && collection_settings_changed(options_, reloaded)) {
     // The old collector stops first, so that the new one carries on from its last reading (the kernel log's
     // position, events and counts) and no record is read by both.
