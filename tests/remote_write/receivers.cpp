@@ -29,8 +29,11 @@ std::int64_t ms_of(double seconds) {
 
 class PrometheusReceiver final : public Receiver {
  public:
-  explicit PrometheusReceiver(const ReceiverAccess& access) {
-    std::ofstream(dir_ + "/prometheus.yml") << "global:\n  scrape_interval: 1m\n";
+  explicit PrometheusReceiver(const ReceiverAccess& access, const std::string& scrape_configs = "") {
+    std::ofstream(dir_ + "/prometheus.yml")
+        << (scrape_configs.empty()
+                ? "global:\n  scrape_interval: 1m\n"
+                : "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n" + scrape_configs);
     web_config_ = access.web_config;
     ca_file_ = access.ca_file;
     user_ = access.user;
@@ -111,9 +114,13 @@ class VictoriaMetricsReceiver final : public Receiver {
   std::vector<std::string> argv() const override {
     // Deduplication as VictoriaMetrics' docs ask of senders that retry (at-least-once delivery): a request
     // sent again after a lost answer leaves one sample per timestamp.
-    return {"/usr/bin/victoria-metrics",          "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
-            "-storageDataPath=" + dir_ + "/data", "-retentionPeriod=10y",
-            "-dedup.minScrapeInterval=1ms",       "-loggerLevel=ERROR"};
+    return {"/usr/bin/victoria-metrics",
+            "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
+            "-storageDataPath=" + dir_ + "/data",
+            "-retentionPeriod=10y",
+            "-dedup.minScrapeInterval=1ms",
+            "-search.latencyOffset=0s",
+            "-loggerLevel=ERROR"};
   }
   std::string ready_path() const override { return "/health"; }
 };
@@ -172,6 +179,9 @@ std::unique_ptr<Receiver> make_prometheus_receiver() {
 }
 std::unique_ptr<Receiver> make_prometheus_receiver(const ReceiverAccess& access) {
   return std::make_unique<PrometheusReceiver>(access);
+}
+std::unique_ptr<Receiver> make_scraping_prometheus_receiver(const std::string& scrape_configs) {
+  return std::make_unique<PrometheusReceiver>(ReceiverAccess{}, scrape_configs);
 }
 std::unique_ptr<Receiver> make_victoria_metrics_receiver() {
   return std::make_unique<VictoriaMetricsReceiver>();

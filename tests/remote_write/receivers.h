@@ -61,6 +61,8 @@ struct ReceiverAccess {
   std::string web_config, ca_file, user, password;
 };
 std::unique_ptr<Receiver> make_prometheus_receiver(const ReceiverAccess& access);
+// Prometheus that also scrapes: `scrape_configs` is the YAML list under prometheus.yml's scrape_configs key.
+std::unique_ptr<Receiver> make_scraping_prometheus_receiver(const std::string& scrape_configs);
 std::unique_ptr<Receiver> make_victoria_metrics_receiver();
 
 }  // namespace gpuwatch::test
