@@ -16,6 +16,10 @@ packages=(
   libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev libncurses-dev
   # the kubelet's PodResources API (gRPC over a unix socket; the client and the tests' fake kubelet)
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  # remote write: protobuf messages (protoc generates them at build time) and snappy
+  libsnappy-dev
+  # the listener: bcrypt (libxcrypt's crypt_r) for basic auth; TLS is GnuTLS, above
+  libcrypt-dev
   # packaging: the .deb (CPack's DEB generator: dpkg-deb, dpkg-shlibdeps, file)
   dpkg-dev file gzip
 )
@@ -25,6 +29,8 @@ if [ "${1:-all}" != "build" ]; then
     clang libclang-rt-14-dev prometheus prometheus-alertmanager curl
     # gpuwatch top's tests drive it in a tmux session (send-keys, capture-pane)
     tmux procps
+    # remote-write receivers; certificates the TLS tests make
+    victoria-metrics gnutls-bin openssl
     # install tests: the package's checks, the unit's (systemd-analyze), the manifests' schemas (node, npm)
     lintian systemd util-linux nodejs
     # the web dashboards' browser tests (driven by playwright-core from web/node_modules)

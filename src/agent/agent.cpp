@@ -13,6 +13,7 @@
 #include "agent/history_sink.h"
 #include "agent/published_families.h"
 #include "agent/query_setup.h"
+#include "agent/remote_write_sink.h"
 #include "agent/running_collector.h"
 #include "agent/sink_set.h"
 #include "agent/status_api.h"
@@ -21,6 +22,7 @@
 #include "http/http_server.h"
 #include "http/web_ui.h"
 #include "scrape/scraper.h"
+#include "http/web_config.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -47,7 +49,16 @@ bool collection_settings_changed(const AgentOptions& a, const AgentOptions& b) {
          a.hostname != b.hostname;
 }
 
+// The remote_write: list is no row of the option table: said apart, as the table's rows are.
+std::string receivers_of(const AgentOptions& o) {
+  std::string out;
+  for (const auto& t : o.remote_write) out += (out.empty() ? "" : ", ") + t.name + "=" + t.url;
+  return out;
+}
+
 void warn_about_restart_only_changes(const AgentOptions& before, const AgentOptions& after) {
+  if (receivers_of(before) != receivers_of(after))
+    spdlog::warn("reload: the remote_write list changed; it takes effect after a restart");
   for (const auto& spec : option_table()) {
     if (!spec.reloadable && spec.show(before) != spec.show(after)) {
       spdlog::warn("reload: '{}' changed from '{}' to '{}'; it takes effect after a restart", spec.key,
@@ -85,6 +96,16 @@ HttpServerOptions server_options(const AgentOptions& options,
   so.max_reply_bytes = options.http_max_reply_size;
   so.threads = static_cast<unsigned>(options.http_workers);
   so.queue = options.http_queue;
+  if (!options.web_config_file.empty()) {
+    // A listener asked to be private never starts open: a mistake in the file stops the agent.
+    std::vector<std::string> errors;
+    so.web = load_web_config(options.web_config_file, errors);
+    if (!so.web) {
+      std::string all;
+      for (const auto& e : errors) all += (all.empty() ? "" : "; ") + e;
+      throw AgentSetupError("web configuration: " + all);
+    }
+  }
   return so;
 }
 
@@ -135,6 +156,18 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
     const auto alive = accounting.lock();
     return alive ? alive->families() : std::vector<Family>{};
   });
+  if (const auto targets = remote_write_targets(options_); !targets.empty()) {
+    try {
+      // The labels the agent's query API gives its series: a receiver holds the same series.
+      const Labels target{{"instance", reachable_address(listener_->address, options_.hostname)},
+                          {"job", std::string(kQueryJob)}};
+      sinks.push_back(
+          std::make_shared<RemoteWriteSink>(targets, options_.data_dir + "/remote-write", published, target));
+    } catch (const std::exception& e) {
+      // A failing part degrades only itself: the agent samples, stores and alerts without remote write.
+      spdlog::error("remote write is off: {}", e.what());
+    }
+  }
   for (auto& sink : extra_sinks) sinks.push_back(std::move(sink));
   sinks_ = std::make_shared<SinkSet>(sinks);
   published->set_sinks(sinks_);
@@ -199,6 +232,7 @@ void Agent::reload(AgentOptions reloaded) {
     spdlog::warn("reload: the 'scrape' section changed; it takes effect after a restart");
   }
   reloaded.scrape = options_.scrape;
+  reloaded.remote_write = options_.remote_write;
   if (started_ && !stopped_ && collection_settings_changed(options_, reloaded)) {
     // The old collector stops first, so that the new one carries on from its last reading (the kernel log's
     // position, events and counts) and no record is read by both.

@@ -67,6 +67,7 @@ std::unique_ptr<alerting::AlertingService> make_alerting(const AgentOptions& opt
   a.engine.runbook_url_prefix = a.external_url + "/runbooks/";
   a.alertmanager_url = options.alertmanager_url;
   a.webhook_url = options.alert_webhook_url;
+  a.tls_ca_file = options.alert_tls_ca_file;
   a.data_dir = options.data_dir;
   a.runbook_dir = options.runbook_dir;
   a.resend_interval = options.alert_resend_interval;

@@ -6,7 +6,7 @@
 namespace gpuwatch {
 SinkSet::SinkSet(const std::vector<std::shared_ptr<SnapshotSink>>& sinks,
                  std::chrono::milliseconds stop_grace)
-    : stop_grace_(stop_grace) {
+    : sinks_(sinks), stop_grace_(stop_grace) {
   runners_.reserve(sinks.size());
   for (const auto& sink : sinks) runners_.push_back(std::make_unique<SinkRunner>(sink, stop_grace));
 }
@@ -35,6 +35,8 @@ std::vector<Family> SinkSet::families() const {
   }
   std::vector<Family> out;
   for (Family* f : {&duration, &errors, &dropped, &queued}) out.push_back(std::move(*f));
+  for (const auto& sink : sinks_)
+    for (auto& f : sink->families()) out.push_back(std::move(f));
   return out;
 }
 

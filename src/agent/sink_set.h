@@ -25,13 +25,14 @@ class SinkSet {
   std::vector<SinkStats> stats() const;  // in the order of the sinks; thread-safe
   // gpuwatch_sink_duration_seconds, _errors_total, _dropped_snapshots_total and _queue_length. Thread-safe.
   void append_metrics(std::string& out, ExpositionFormat format) const;
-  std::vector<Family> families() const;  // the same families; thread-safe
+  std::vector<Family> families() const;  // the same families, then each sink's own; thread-safe
   // Stops every runner at once and waits at most the stop grace for all of them to finish their queues.
   // False when a sink was left behind stuck in a consume.
   bool stop();
 
  private:
   std::vector<std::unique_ptr<SinkRunner>> runners_;
+  std::vector<std::shared_ptr<SnapshotSink>> sinks_;  // for their own families
   std::chrono::milliseconds stop_grace_;
 };
 

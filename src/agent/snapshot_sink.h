@@ -6,7 +6,10 @@
 #include <cstddef>
 #include <string_view>
 
+#include <vector>
+
 #include "core/snapshot.h"
+#include "exposition/exposition.h"
 
 namespace gpuwatch {
 
@@ -31,6 +34,8 @@ class SnapshotSink {
   virtual void consume(const SnapshotPtr& snapshot) = 0;
   // How its queue behaves; read once, when the sink starts.
   virtual SinkQueueOptions queue() const { return {}; }
+  // Its own families for /metrics and history beside gpuwatch_sink_* (remote write's queues); thread-safe.
+  virtual std::vector<Family> families() const { return {}; }
 };
 
 }  // namespace gpuwatch

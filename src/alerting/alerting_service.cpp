@@ -58,14 +58,15 @@ AlertingService::AlertingService(AlertingOptions options, std::function<std::int
   std::shared_ptr<DeliveryQueue> am, hook;
   if (!options_.alertmanager_url.empty()) {
     am = make_queue(options_.data_dir, "alertmanager");
-    workers_.push_back(std::make_unique<DeliveryWorker>(make_alertmanager_receiver(options_.alertmanager_url),
-                                                        am, options_.retry));
+    workers_.push_back(std::make_unique<DeliveryWorker>(
+        make_alertmanager_receiver(options_.alertmanager_url, options_.tls_ca_file), am, options_.retry));
   }
   if (!options_.webhook_url.empty()) {
     hook = make_queue(options_.data_dir, "webhook");
-    workers_.push_back(std::make_unique<DeliveryWorker>(
-        make_webhook_receiver(options_.webhook_url, options_.group_by, options_.external_url), hook,
-        options_.retry));
+    workers_.push_back(
+        std::make_unique<DeliveryWorker>(make_webhook_receiver(options_.webhook_url, options_.group_by,
+                                                               options_.external_url, options_.tls_ca_file),
+                                         hook, options_.retry));
   }
   RouterOptions router{options_.resend_interval,
                        options_.external_url.empty() ? "" : options_.external_url + "/api/v1/alerts"};
@@ -131,7 +132,7 @@ HttpReply AlertingService::list_silences() const {
   return json_reply(200, {{"status", "success"}, {"data", list}});
 }
 
-std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req) const {
+std::optional<HttpReply> AlertingService::refuse_without_token(const HttpRequest& req) const {
   if (options_.api_token.empty()) {
     if (!options_.api_token_error.empty())
       return error_reply(403, "silences cannot be changed: " + options_.api_token_error);
@@ -145,6 +146,15 @@ std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req
     return r;
   }
   if (!same_secret(std::string(*token), options_.api_token)) return error_reply(403, "wrong bearer token");
+  return std::nullopt;
+}
+
+std::optional<HttpReply> AlertingService::refuse_mutation(const HttpRequest& req) const {
+  // A user the listener verified against the web configuration file's bcrypt hashes holds a credential too
+  // (its Authorization header carries the password, so it cannot carry a bearer token as well).
+  if (req.user.empty()) {
+    if (auto refused = refuse_without_token(req)) return refused;
+  }
   if (!options_.alertmanager_url.empty()) {
     return error_reply(409, "an Alertmanager is configured (" + options_.alertmanager_url +
                                 ") and does the silencing: add the silence there (amtool silence add ...)");

@@ -28,6 +28,7 @@ struct AlertingOptions {
   AlertEngineOptions engine;
   std::string alertmanager_url;  // "" = standalone routing
   std::string webhook_url;       // "" = none
+  std::string tls_ca_file;       // the CA of https:// Alertmanager and webhook URLs; "" = the system's
   std::string data_dir;          // "" = queue and silences in memory only (lost on restart)
   std::string api_token;         // bearer token for mutations; "" = mutations disabled
   std::string runbook_dir;   // <alertname>.md files served before the built-in runbooks; "" = built-in only
@@ -69,6 +70,8 @@ class AlertingService {
   HttpReply list_rules(const HttpRequest& req) const;
   // An error reply when the request may not change silences, else nullopt.
   std::optional<HttpReply> refuse_mutation(const HttpRequest& req) const;
+  // The API token's check: a bearer token equal to the configured one.
+  std::optional<HttpReply> refuse_without_token(const HttpRequest& req) const;
 
   AlertingOptions options_;
   std::function<std::int64_t()> now_;

@@ -18,12 +18,13 @@ class Receiver {
   virtual std::string send(const std::vector<nlohmann::json>& wire_alerts) = 0;
 };
 
-// POSTs the batch to <base_url>/api/v2/alerts as Alertmanager's postable alerts.
-std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url);
+// POSTs the batch to <base_url>/api/v2/alerts as Alertmanager's postable alerts. ca_file: for an https://
+// URL, the CA its certificate is checked against ("" = the system's).
+std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url, std::string ca_file = "");
 
 // POSTs one webhook v4 message per group (alerts sharing the group_by labels' values) to url.
 std::unique_ptr<Receiver> make_webhook_receiver(const std::string& url, std::vector<std::string> group_by,
-                                                std::string external_url);
+                                                std::string external_url, std::string ca_file = "");
 
 // Splits an http://host:port/path URL; returns an error message or "".
 std::string split_url(const std::string& url, std::string& origin, std::string& path);

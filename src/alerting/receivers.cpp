@@ -12,10 +12,11 @@ namespace {
 constexpr auto kConnectTimeout = std::chrono::seconds(2);
 constexpr auto kIoTimeout = std::chrono::seconds(5);
 
-std::string post_json(const std::string& url, const nlohmann::json& body) {
+std::string post_json(const std::string& url, const nlohmann::json& body, const std::string& ca_file) {
   std::string origin, path;
   if (auto error = split_url(url, origin, path); !error.empty()) return error;
   httplib::Client client(origin);
+  if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
   client.set_connection_timeout(kConnectTimeout);
   client.set_read_timeout(kIoTimeout);
   client.set_write_timeout(kIoTimeout);
@@ -29,7 +30,8 @@ std::string post_json(const std::string& url, const nlohmann::json& body) {
 
 class AlertmanagerReceiver final : public Receiver {
  public:
-  explicit AlertmanagerReceiver(std::string base_url) : url_(std::move(base_url)) {
+  AlertmanagerReceiver(std::string base_url, std::string ca_file)
+      : url_(std::move(base_url)), ca_file_(std::move(ca_file)) {
     while (!url_.empty() && url_.back() == '/') url_.pop_back();
     url_ += "/api/v2/alerts";
   }
@@ -37,18 +39,23 @@ class AlertmanagerReceiver final : public Receiver {
   std::string send(const std::vector<nlohmann::json>& wire_alerts) override {
     nlohmann::json body = nlohmann::json::array();
     for (const auto& a : wire_alerts) body.push_back(postable_alert(a));
-    return post_json(url_, body);
+    return post_json(url_, body, ca_file_);
   }
 
  private:
   std::string url_;
+  std::string ca_file_;
   std::string name_ = "alertmanager";
 };
 
 class WebhookReceiver final : public Receiver {
  public:
-  WebhookReceiver(std::string url, std::vector<std::string> group_by, std::string external_url)
-      : url_(std::move(url)), group_by_(std::move(group_by)), external_url_(std::move(external_url)) {}
+  WebhookReceiver(std::string url, std::vector<std::string> group_by, std::string external_url,
+                  std::string ca_file)
+      : url_(std::move(url)),
+        group_by_(std::move(group_by)),
+        external_url_(std::move(external_url)),
+        ca_file_(std::move(ca_file)) {}
   const std::string& name() const override { return name_; }
   std::string send(const std::vector<nlohmann::json>& wire_alerts) override {
     std::map<LabelSet, std::vector<nlohmann::json>> groups;
@@ -61,7 +68,7 @@ class WebhookReceiver final : public Receiver {
       groups[key].push_back(a);
     }
     for (const auto& [group_labels, alerts] : groups) {
-      if (auto error = post_json(url_, webhook_message(alerts, group_labels, name_, external_url_));
+      if (auto error = post_json(url_, webhook_message(alerts, group_labels, name_, external_url_), ca_file_);
           !error.empty()) {
         return error;
       }
@@ -73,6 +80,7 @@ class WebhookReceiver final : public Receiver {
   std::string url_;
   std::vector<std::string> group_by_;
   std::string external_url_;
+  std::string ca_file_;
   std::string name_ = "webhook";
 };
 
@@ -91,13 +99,14 @@ std::string split_url(const std::string& url, std::string& origin, std::string& 
   return "";
 }
 
-std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url) {
-  return std::make_unique<AlertmanagerReceiver>(base_url);
+std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url, std::string ca_file) {
+  return std::make_unique<AlertmanagerReceiver>(base_url, std::move(ca_file));
 }
 
 std::unique_ptr<Receiver> make_webhook_receiver(const std::string& url, std::vector<std::string> group_by,
-                                                std::string external_url) {
-  return std::make_unique<WebhookReceiver>(url, std::move(group_by), std::move(external_url));
+                                                std::string external_url, std::string ca_file) {
+  return std::make_unique<WebhookReceiver>(url, std::move(group_by), std::move(external_url),
+                                           std::move(ca_file));
 }
 
 }  // namespace gpuwatch::alerting

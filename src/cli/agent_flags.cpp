@@ -13,6 +13,7 @@ std::string flag_names(std::string_view key) {
   static constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
       {"nvml_library", "--nvml-lib"},
       {"sim_scenario", "--scenario"},
+      {"web_config_file", "--web.config.file"},  // exporter-toolkit's spelling, as node_exporter takes it
   };
   std::string names = "--" + flag_name(key);
   for (const auto& [option, alias] : kAliases)
@@ -35,6 +36,8 @@ AgentFlags::AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config
     auto value = std::make_unique<std::string>();
     CLI::Option* opt = command.add_option(flag_names(spec.key), *value, std::string(spec.help));
     opt->type_name(std::string(spec.value_name));
+    // A list setting may be given again and again: CLI11 joins the values one a line for its parser.
+    if (spec.key == "remote_write_url") opt->multi_option_policy(CLI::MultiOptionPolicy::Join);
     opt->default_str(spec.show(defaults));  // shown in --help only: unset flags are not applied
     flags_[std::string(spec.key)] = opt;
     values_[std::string(spec.key)] = std::move(value);

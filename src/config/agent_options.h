@@ -13,8 +13,11 @@
 #include <string>
 #include <string_view>
 
-#include "config/scrape_config.h"
+#include <vector>
+
 #include "config/accounting_settings.h"
+#include "config/remote_write_target.h"
+#include "config/scrape_config.h"
 #include "core/metric_naming.h"
 #include "rules/detector_settings.h"
 
@@ -51,12 +54,18 @@ struct AgentOptions {
   // Alerting (docs/alerting.md).
   std::string alertmanager_url;
   std::string alert_webhook_url;
+  std::string alert_tls_ca_file;  // CA of https:// Alertmanager and webhook URLs; "" = the system's
   std::chrono::milliseconds alert_resend_interval{60'000};
   std::string alert_labels;  // "service=training,cluster=a": labels added to every alert
   std::string api_token_file;
-  std::string silences_file;  // maintenance windows
-  std::string external_url;   // how users reach the agent; "" = default_external_url(listen, hostname)
-  std::string runbook_dir;    // "" = only the runbooks built into the binary
+  std::string web_config_file;  // exporter-toolkit web configuration: TLS, mutual TLS, basic auth
+  std::string silences_file;    // maintenance windows
+  std::string external_url;     // how users reach the agent; "" = default_external_url(listen, hostname)
+  std::string runbook_dir;      // "" = only the runbooks built into the binary
+  // Remote write (docs/remote-write.md): receivers by URL alone (--remote-write-url, repeatable) and, with
+  // every setting, the remote_write: list of gpuwatch.yaml. remote_write_targets() gives both.
+  std::vector<std::string> remote_write_urls;
+  std::vector<RemoteWriteTarget> remote_write;
   // The HTTP server's deadlines and limits (docs/http-server.md), with HttpServerOptions' defaults.
   std::chrono::milliseconds http_header_timeout{10'000};
   std::chrono::milliseconds http_body_timeout{30'000};
@@ -115,6 +124,9 @@ struct OptionSpec {
 std::span<const OptionSpec> option_table();
 const OptionSpec* find_option(std::string_view key);
 std::string flag_name(std::string_view key);  // "nvml_library" -> "nvml-library"
+
+// Every remote-write receiver: the list's, then one per --remote-write-url with every setting at its default.
+std::vector<RemoteWriteTarget> remote_write_targets(const AgentOptions& options);
 
 // The per-GPU deadline in effect: the configured one, or 80% of the interval (at least 50 ms).
 std::chrono::milliseconds effective_deadline(const AgentOptions& options);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "config/scrape_section.h"
+#include "config/remote_write_config.h"
 #include "config/yaml_duplicate_keys.h"
 #include "core/file_io.h"
 #include "core/spelling.h"
@@ -22,6 +23,7 @@ ConfigError error_at(const std::string& file, const YAML::Mark& mark, std::strin
 std::string unknown_key_message(const std::string& key) {
   std::vector<std::string_view> keys;
   for (const auto& spec : option_table()) keys.push_back(spec.key);
+  keys.push_back("remote_write");
   std::string message = "unknown key '" + key + "'";
   const std::string hint = closest_match(key, keys);
   if (!hint.empty()) message += " (did you mean '" + hint + "'?)";
@@ -62,6 +64,10 @@ std::vector<ConfigError> apply_config_file(const std::string& path, AgentOptions
     const std::string key = entry.first.as<std::string>("");
     if (key == "scrape") {  // a section of its own (a list of targets), not a single setting
       if (reader == kAgentCommand) read_scrape_section(entry.second, path, options.scrape, errors);
+      continue;
+    }
+    if (key == "remote_write") {  // a list of mappings, the one setting no flag can spell
+      if (reader == kAgentCommand) parse_remote_write_list(path, entry.second, options.remote_write, errors);
       continue;
     }
     const OptionSpec* spec = find_option(key);

@@ -120,6 +120,28 @@ std::optional<std::string> apply_alert_labels(AgentOptions& o, std::string_view 
   return std::nullopt;
 }
 
+// A list of URLs: the flag repeated (the command line hands them over one a line) or separated by commas.
+std::optional<std::string> apply_remote_write_urls(AgentOptions& o, std::string_view v) {
+  std::vector<std::string> urls;
+  std::string_view rest = v;
+  while (!rest.empty()) {
+    const auto end = rest.find_first_of(",\n");
+    std::string url(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+    if (url.empty()) continue;
+    if (auto error = check_url(url)) return error;
+    urls.push_back(std::move(url));
+  }
+  o.remote_write_urls = std::move(urls);
+  return std::nullopt;
+}
+
+std::string show_remote_write_urls(const AgentOptions& o) {
+  std::string out;
+  for (const auto& url : o.remote_write_urls) out += (out.empty() ? "" : ",") + url;
+  return out;
+}
+
 // Beside the agent: what one reading of the GPUs (`status`) uses, and what every command that opens the NVML
 // library takes.
 constexpr OptionCommands kReading = kAgentCommand | kStatusCommand | kTopCommand;
@@ -200,6 +222,15 @@ std::vector<OptionSpec> make_table() {
       {"alert_webhook_url", "URL", "Webhook to notify in Alertmanager's webhook format (version 4)", false,
        url_setter(&AgentOptions::alert_webhook_url), string_getter(&AgentOptions::alert_webhook_url),
        kAgentCommand, true},
+      {"alert_tls_ca_file", "FILE",
+       "CA certificate (PEM) that https:// Alertmanager and webhook URLs are checked against (default: the "
+       "system's)",
+       false, string_setter(&AgentOptions::alert_tls_ca_file),
+       string_getter(&AgentOptions::alert_tls_ca_file)},
+      {"remote_write_url", "URL",
+       "Prometheus remote-write receiver to send every stored sample to, through a disk queue (repeatable; "
+       "the remote_write: list of the config file takes headers, credentials, TLS and filters)",
+       false, apply_remote_write_urls, show_remote_write_urls, kAgentCommand, true},
       duration_option({"alert_resend_interval", "How often firing alerts are sent again to Alertmanager"},
                       &AgentOptions::alert_resend_interval, {.min = 1s, .example = "1m"}),
       {"alert_labels", "NAME=VALUE,...", "Labels added to every alert, e.g. service=training,cluster=west",
@@ -207,6 +238,10 @@ std::vector<OptionSpec> make_table() {
       {"api_token_file", "FILE",
        "File holding the bearer token that allows changing silences through the API", false,
        string_setter(&AgentOptions::api_token_file), string_getter(&AgentOptions::api_token_file)},
+      {"web_config_file", "FILE",
+       "The listener's TLS, client certificates and basic-auth users, in the web configuration file format "
+       "Prometheus and its exporters share (exporter-toolkit: tls_server_config, basic_auth_users)",
+       false, string_setter(&AgentOptions::web_config_file), string_getter(&AgentOptions::web_config_file)},
       {"silences_file", "FILE", "Maintenance windows: silences in Alertmanager's JSON form, one list", false,
        string_setter(&AgentOptions::silences_file), string_getter(&AgentOptions::silences_file)},
       {"external_url", "URL",
@@ -294,6 +329,21 @@ std::string flag_name(std::string_view key) {
 std::chrono::milliseconds effective_deadline(const AgentOptions& options) {
   if (options.deadline) return *options.deadline;
   return std::max(std::chrono::milliseconds(50), options.interval * 8 / 10);
+}
+
+}  // namespace gpuwatch
+
+namespace gpuwatch {
+
+std::vector<RemoteWriteTarget> remote_write_targets(const AgentOptions& options) {
+  std::vector<RemoteWriteTarget> targets = options.remote_write;
+  for (const auto& url : options.remote_write_urls) {
+    RemoteWriteTarget t;
+    t.url = url;
+    t.name = default_remote_write_name(url);
+    targets.push_back(std::move(t));
+  }
+  return targets;
 }
 
 }  // namespace gpuwatch

@@ -186,6 +186,22 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
     "Snapshots the sink never consumed because its queue was full (it fell behind)")                         \
   X(kSinkQueueLength, "gpuwatch_sink_queue_length", kGauge, kAgent, "", "sink", "", "",                          \
     "Snapshots waiting in the sink's queue")                                                                         \
+  X(kRemoteWriteQueueLength, "gpuwatch_remote_write_queue_length", kGauge, kAgent, "", "remote", "", "",       \
+    "Samples in the receiver's disk queue, not yet acknowledged")                                                \
+  X(kRemoteWriteQueueBytes, "gpuwatch_remote_write_queue_bytes", kGauge, kAgent, "bytes", "remote", "", "",      \
+    "Bytes of the receiver's disk queue (snappy-compressed requests)")                                                \
+  X(kRemoteWriteLag, "gpuwatch_remote_write_lag_seconds", kGauge, kAgent, "seconds", "remote", "", "",           \
+    "How far the oldest unsent request trails the newest queued sample; 0 when the receiver is up to date")     \
+  X(kRemoteWriteSamplesSent, "gpuwatch_remote_write_samples_sent_total", kCounter, kAgent, "", "remote", "", "", \
+    "Samples the receiver acknowledged (2xx)")                                                                   \
+  X(kRemoteWriteBytesSent, "gpuwatch_remote_write_sent_bytes_total", kCounter, kAgent, "bytes", "remote", "", "",\
+    "Bytes of acknowledged requests as sent (snappy-compressed protobuf)")                                       \
+  X(kRemoteWriteFailures, "gpuwatch_remote_write_failures_total", kCounter, kAgent, "", "remote", "reason", "",  \
+    "Sends that failed and are retried (reason: server_error for 5xx, throttled for 429, network for no answer)") \
+  X(kRemoteWriteSamplesDropped, "gpuwatch_remote_write_samples_dropped_total", kCounter, kAgent, "", "remote",   \
+    "reason", "",                                                                                                 \
+    "Samples given up (reason: rejected, the receiver refused them for good with a 4xx; queue_full, the disk "    \
+    "queue reached queue_max_size)")                                                                             \
   X(kHttpRejected, "gpuwatch_http_requests_rejected_total", kCounter, kAgent, "", "reason", "", "",                \
     "Requests and connections the HTTP server refused or cut off (reason: header_timeout, body_timeout, "         \
     "headers_too_large, body_too_large, busy, reply_too_large, connection_limit, client_connection_limit)")       \

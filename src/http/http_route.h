@@ -21,6 +21,7 @@ struct HttpRequest {
   std::multimap<std::string, std::string> headers;  // names as sent; look up with header()
   std::string body;
   std::string remote_addr;
+  std::string user;  // the basic-auth user the listener verified (web configuration file); "" without one
 
   // The first value of a parameter or header (header names compare case-insensitively), or "".
   std::string param(const std::string& name) const;

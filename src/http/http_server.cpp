@@ -17,6 +17,7 @@
 #include "http/index_page.h"
 #include "http/json_api.h"
 #include "http/listen_address.h"
+#include "http/listener_auth.h"
 #include "http/negotiation.h"
 #include "http/route_table.h"
 #include "http/server_stats.h"
@@ -149,6 +150,9 @@ struct HttpServer::Impl {
                 if (extra) extra(out, f);
                 stats.append_metrics(out, f, pool.running(), pool.queued());
               }),
+        basic_auth(options.web && !options.web->basic_auth_users.empty()
+                       ? std::make_unique<BasicAuth>(options.web->basic_auth_users)
+                       : nullptr),
         routes(options.routes),
         index(index_html(options.routes)),
         pool(options.threads, options.queue),
@@ -185,6 +189,7 @@ struct HttpServer::Impl {
   const HttpServerOptions& options;
   ServerStats stats;
   MetricsCache cache;
+  std::unique_ptr<BasicAuth> basic_auth;  // null without basic_auth_users
   RouteTable routes;
   const std::string index;
   WorkerPool pool;
@@ -256,6 +261,12 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
                   "more than " + std::to_string(options.max_headers) + " header fields or " +
                       std::to_string(options.max_header_bytes) + " bytes of request line and headers");
   }
+  // Before anything else: every endpoint needs what the web configuration file asks for.
+  std::string user;
+  if (options.web) {
+    if (std::optional<HttpReply> refused = authenticate(connection, *options.web, basic_auth.get(), user))
+      return refuse(connection, ctx, std::move(*refused));
+  }
   // A body sent where none is expected is read (bounded) and ignored.
   ctx.max_body = options.max_body_bytes;
   const bool get = method == "GET" || method == "HEAD";
@@ -289,6 +300,7 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
   req.method = std::string(method);
   req.path = std::string(path);
   req.captures = std::move(match.captures);
+  req.user = std::move(user);
   MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, &collect_value, &req.params);
   MHD_get_connection_values(connection, MHD_HEADER_KIND, &collect_value, &req.headers);
   if (const MHD_ConnectionInfo* info =
@@ -489,8 +501,18 @@ void HttpServer::start(BoundListener bound) {
   // The library's pool holds the request line and headers: room for the largest we accept (which we check
   // ourselves, to answer 431 and count it) and for the reply's headers.
   const std::size_t memory_limit = options_.max_header_bytes * 2 + 64 * 1024;
-  const unsigned flags =
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;
+  // TLS through GnuTLS; with a client CA the library asks each client for its certificate, which
+  // authenticate() then checks as the web configuration says.
+  std::vector<MHD_OptionItem> tls;
+  if (options_.web && options_.web->tls()) {
+    flags |= MHD_USE_TLS;
+    tls.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(options_.web->key_pem.c_str())});
+    tls.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(options_.web->cert_pem.c_str())});
+    if (!options_.web->client_ca_pem.empty())
+      tls.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, const_cast<char*>(options_.web->client_ca_pem.c_str())});
+  }
+  tls.push_back({MHD_OPTION_END, 0, nullptr});
   Impl* self = impl.get();
   MHD_Daemon* daemon = MHD_start_daemon(
       flags, 0, accept_policy, self, &Impl::access, self,                                        //
@@ -502,6 +524,7 @@ void HttpServer::start(BoundListener bound) {
       MHD_OPTION_NOTIFY_CONNECTION, on_connection, self,                                         //
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, self,                                           //
       MHD_OPTION_URI_LOG_CALLBACK, on_uri, self,                                                 //
+      MHD_OPTION_ARRAY, tls.data(),                                                              //
       MHD_OPTION_END);
   if (daemon == nullptr) {
     throw std::runtime_error("the server on " + options_.listen + " could not start its event loop");

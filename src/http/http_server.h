@@ -21,6 +21,7 @@
 #include "http/http_route.h"
 #include "http/listen_address.h"
 #include "http/metrics_cache.h"
+#include "http/web_config.h"
 #include "rules/detector_settings.h"
 
 namespace gpuwatch {
@@ -50,6 +51,9 @@ struct HttpServerOptions {
   ExtraFamilies extra_metrics;
   // The detectors' settings, for each GPU's health verdict in /api/v1/gpus (as `gpuwatch status` judges).
   rules::DetectorSettings health_settings;
+  // TLS, mutual TLS and basic auth from a web configuration file (http/web_config.h); plain HTTP for anyone
+  // when absent.
+  std::optional<WebConfig> web;
 };
 
 class HttpServer {

@@ -84,13 +84,7 @@ void SnapshotHistory::append_family(const Family& family, std::int64_t t, std::s
   if (!is_stored(family.name)) return;
   std::map<Labels, double> aggregates;
   for (const auto& series : family.series) {
-    key = family.name;
-    for (const auto& [name, value] : series.labels) {
-      key += '\x1f';
-      key += name;
-      key += '=';
-      key += value;
-    }
+    series_key(family.name, series, key);
     auto [it, fresh] = known_.try_emplace(key);
     Known& known = it->second;
     if (fresh) known.labels = stored_labels(family.name, series);  // sorted once: the store need not copy
@@ -149,6 +143,16 @@ Labels stored_labels(std::string_view family, const Series& series) {
   for (const auto& [name, value] : series.labels) labels.emplace_back(std::string(name), value);
   normalize_labels(labels);
   return labels;
+}
+
+void series_key(std::string_view family, const Series& series, std::string& key) {
+  key = family;
+  for (const auto& [name, value] : series.labels) {
+    key += '\x1f';
+    key += name;
+    key += '=';
+    key += value;
+  }
 }
 
 std::int64_t stored_time(const Series& series, std::int64_t snapshot_ms) {

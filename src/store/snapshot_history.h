@@ -70,6 +70,9 @@ class SnapshotHistory {
 // the snapshot's time when the series does not say.
 Labels stored_labels(std::string_view family, const Series& series);
 std::int64_t stored_time(const Series& series, std::int64_t snapshot_ms);
+// A rendered series' identity, cheap to build for each snapshot: the family name and the labels as rendered,
+// separated by characters no name or value holds. Written into `key` (reused between calls).
+void series_key(std::string_view family, const Series& series, std::string& key);
 
 // The clock domain recorded with history: "wall", or "sim:<scenario file name without .yaml>".
 std::string clock_domain_for(const std::string& sim_scenario);

@@ -1,0 +1,55 @@
+// Remote write as a sink: each snapshot becomes one WriteRequest per receiver, of the same series and
+// samples the history stores (native_families and the published families, less kNotStoredFamilies; a
+// value carried without being read again is not sent again), filtered by the receiver's keep/drop rules,
+// and queued on disk for the receiver's sender (remote_write/remote_writer.h). Its queue keeps what it holds
+// (drop newest when full, as history): the snapshots queued are written in order.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/published_families.h"
+#include "agent/snapshot_sink.h"
+#include "config/remote_write_target.h"
+#include "remote_write/remote_writer.h"
+#include "remote_write/series_filter.h"
+
+namespace gpuwatch {
+
+class RemoteWriteSink final : public SnapshotSink {
+ public:
+  // queue_dir: where each receiver's queue file lives (created when missing). target_labels: added to each
+  // series that lacks them, as a scrape would add them (instance, job), so that a fleet's series of one
+  // node are told from another's and the receiver holds the series the agent's own query API answers.
+  // Throws when a queue cannot be opened or a target is unusable.
+  RemoteWriteSink(const std::vector<RemoteWriteTarget>& targets, const std::string& queue_dir,
+                  std::shared_ptr<const PublishedState> published, Labels target_labels = {});
+  std::string_view name() const override { return "remote_write"; }
+  void consume(const SnapshotPtr& snapshot) override;
+  SinkQueueOptions queue() const override { return {32, WhenFull::kDropNewest}; }
+  std::vector<Family> families() const override;
+  std::vector<remote_write::RemoteWriteStats> stats() const;
+
+ private:
+  struct Receiver {
+    remote_write::SeriesFilter filter;
+    std::unique_ptr<remote_write::RemoteWriter> writer;
+  };
+  // What a rendered series becomes, built once: its labels and the read time of the value last queued.
+  struct Known {
+    Labels labels;
+    std::int64_t sent_read_ms = INT64_MIN;
+    std::int64_t seen_ms = 0;
+  };
+  void add_family(const Family& family, std::int64_t t, std::vector<remote_write::WriteRequestBuilder>& out);
+
+  std::vector<Receiver> receivers_;
+  std::shared_ptr<const PublishedState> published_;
+  Labels target_labels_;
+  std::unordered_map<std::string, Known> known_;  // on the sink's thread only
+  std::int64_t swept_at_ms_ = 0;
+};
+
+}  // namespace gpuwatch

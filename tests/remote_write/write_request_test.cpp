@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include "remote_write/receiver_client.h"
+#include "remote_write/series_filter.h"
+#include "remote_write/write_request.h"
+
+namespace gpuwatch::remote_write {
+namespace {
+
+Labels gpu_labels(const std::string& name, const std::string& gpu) {
+  Labels l{{"__name__", name}, {"gpu", gpu}};
+  normalize_labels(l);
+  return l;
+}
+
+TEST(WriteRequest, SurvivesSnappyAndProtobufAsAReceiverDecodesIt) {
+  WriteRequestBuilder b;
+  b.add(gpu_labels("gpu_power_watts", "0"), 1000, 312.5);
+  b.add(gpu_labels("gpu_power_watts", "1"), 1000, 98.25);
+  EXPECT_EQ(b.samples(), 2u);
+  EXPECT_EQ(b.newest_ms(), 1000);
+  const auto raw = snappy_uncompress(snappy_compress(b.serialize()));
+  ASSERT_TRUE(raw);
+  prometheus::WriteRequest decoded;
+  ASSERT_TRUE(decoded.ParseFromString(*raw));
+  ASSERT_EQ(decoded.timeseries_size(), 2);
+  const auto& ts = decoded.timeseries(1);
+  ASSERT_EQ(ts.labels_size(), 2);
+  EXPECT_EQ(ts.labels(0).name(), "__name__");
+  EXPECT_EQ(ts.labels(0).value(), "gpu_power_watts");
+  EXPECT_EQ(ts.labels(1).name(), "gpu");
+  EXPECT_EQ(ts.labels(1).value(), "1");
+  ASSERT_EQ(ts.samples_size(), 1);
+  EXPECT_EQ(ts.samples(0).value(), 98.25);
+  EXPECT_EQ(ts.samples(0).timestamp(), 1000);
+}
+
+TEST(WriteRequest, ConcatenatedRequestsAreOneRequestWithAllTheirSeries) {
+  // The disk queue batches requests by putting their bytes one after the other.
+  WriteRequestBuilder first, second;
+  first.add(gpu_labels("gpu_temperature_celsius", "0"), 1000, 41);
+  second.add(gpu_labels("gpu_temperature_celsius", "0"), 2000, 42);
+  second.add(gpu_labels("gpu_temperature_celsius", "1"), 2000, 43);
+  prometheus::WriteRequest merged;
+  ASSERT_TRUE(merged.ParseFromString(first.serialize() + second.serialize()));
+  ASSERT_EQ(merged.timeseries_size(), 3);
+  EXPECT_EQ(merged.timeseries(0).samples(0).timestamp(), 1000);
+  EXPECT_EQ(merged.timeseries(1).samples(0).timestamp(), 2000);
+  EXPECT_EQ(merged.timeseries(2).samples(0).value(), 43);
+}
+
+TEST(WriteRequest, NotSnappyIsSaidSo) {
+  EXPECT_FALSE(snappy_uncompress("\xff\xff\xff\xff\xff not snappy"));
+}
+
+TEST(SeriesFilter, KeepAndDropRulesApplyInOrderOnJoinedLabels) {
+  RemoteWriteFilter keep_gpu;
+  keep_gpu.action = RemoteWriteFilter::Action::kKeep;
+  keep_gpu.regex = "gpu_.*";
+  RemoteWriteFilter drop_gpu1_power;
+  drop_gpu1_power.action = RemoteWriteFilter::Action::kDrop;
+  drop_gpu1_power.source_labels = {"__name__", "gpu"};
+  drop_gpu1_power.regex = "gpu_power_watts;1";
+  const SeriesFilter filter({keep_gpu, drop_gpu1_power});
+  EXPECT_TRUE(filter.keeps(gpu_labels("gpu_power_watts", "0")));
+  EXPECT_FALSE(filter.keeps(gpu_labels("gpu_power_watts", "1")));
+  EXPECT_TRUE(filter.keeps(gpu_labels("gpu_temperature_celsius", "1")));
+  EXPECT_FALSE(
+      filter.keeps(gpu_labels("gpuwatch_sink_queue_length", "")));  // anchored: not "gpu_" at the start
+  EXPECT_TRUE(SeriesFilter({}).keeps(gpu_labels("anything", "0")));
+}
+
+TEST(RetryAfter, SecondsAreHonouredAndBounded) {
+  EXPECT_EQ(parse_retry_after("3"), std::chrono::milliseconds(3000));
+  EXPECT_EQ(parse_retry_after("86400"), std::chrono::minutes(5));
+  EXPECT_FALSE(parse_retry_after(""));
+  EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+  EXPECT_FALSE(parse_retry_after("-1"));
+}
+
+}  // namespace
+}  // namespace gpuwatch::remote_write
