@@ -31,5 +31,7 @@ void add_import_command(CLI::App& app, CommandAction& action);
 void add_sim_export_command(CLI::App& sim, CommandAction& action);
 void add_sim_serve_command(CLI::App& sim, CommandAction& action);
 void add_store_command(CLI::App& app, CommandAction& action);
+void add_slo_command(CLI::App& app, CommandAction& action);
+void add_rules_command(CLI::App& app, CommandAction& action);
 
 }  // namespace gpuwatch

@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
   gpuwatch::add_sim_command(app, action);
   gpuwatch::add_query_command(app, action);
   gpuwatch::add_alerts_command(app, action);
+  gpuwatch::add_slo_command(app, action);
+  gpuwatch::add_rules_command(app, action);
   gpuwatch::add_import_command(app, action);
   gpuwatch::add_store_command(app, action);
 

@@ -55,6 +55,7 @@ struct AgentOptions {
   std::string silences_file;  // maintenance windows
   std::string external_url;   // how users reach the agent; "" = default_external_url(listen, hostname)
   std::string runbook_dir;    // "" = only the runbooks built into the binary
+  std::string slo_files;      // Sloth or OpenSLO files, comma-separated (docs/slo.md); "" = no SLOs
   // The HTTP server's deadlines and limits (docs/http-server.md), with HttpServerOptions' defaults.
   std::chrono::milliseconds http_header_timeout{10'000};
   std::chrono::milliseconds http_body_timeout{30'000};
