@@ -25,6 +25,7 @@ std::vector<GpuCause> rank_gpu_causes(const std::set<std::string>& gpus,
     bool later = false;
     std::int64_t distance = 0;
     bool ticket = false;
+    bool measured = false;
   };
   std::vector<Ranked> ranked;
   for (const auto& a : alerts) {
@@ -38,11 +39,13 @@ std::vector<GpuCause> rank_gpu_causes(const std::set<std::string>& gpus,
     r.later = a.active_at_ms > burn_began_ms + kAfterSlackMs;
     r.distance = std::llabs(a.active_at_ms - burn_began_ms);
     r.ticket = label(a, "severity") != "page";
+    r.measured = label(a, "measured") == "true";
+    r.cause.is_measured = r.measured;
     ranked.push_back(std::move(r));
   }
   std::sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
-    return std::tie(x.later, x.distance, x.ticket, x.cause.gpu, x.cause.alertname) <
-           std::tie(y.later, y.distance, y.ticket, y.cause.gpu, y.cause.alertname);
+    return std::tie(x.later, x.distance, x.ticket, x.measured, x.cause.gpu, x.cause.alertname) <
+           std::tie(y.later, y.distance, y.ticket, y.measured, y.cause.gpu, y.cause.alertname);
   });
   std::vector<GpuCause> out;
   for (auto& r : ranked) out.push_back(std::move(r.cause));

@@ -4,7 +4,8 @@
 //      a cause precedes its effect;
 //   2. then the closer its start to the burn's start, the better;
 //   3. then page-severity conditions before ticket ones;
-//   4. then by GPU index and alert name, so the order is stable.
+//   4. then a gpuwatch alert before a measured degradation (measured_degradations.h),
+//   5. then by GPU index and alert name, so the order is stable.
 // The SLO's own alerts (those with an slo label) are never causes.
 #pragma once
 
@@ -23,7 +24,8 @@ struct GpuCause {
   std::string uuid;  // "" when the alert has none
   std::string alertname;
   std::int64_t began_ms = 0;
-  std::string measured;  // the alert's description: what it measured
+  std::string measured;      // the alert's description: what it measured
+  bool is_measured = false;  // a measured degradation, not a gpuwatch alert (no runbook of its own)
 };
 
 std::vector<GpuCause> rank_gpu_causes(const std::set<std::string>& gpus,

@@ -75,9 +75,15 @@ Condition condition(const SloSpec& spec, const SloStatus& s, const BurnRule& rul
       burn_by_ms[rule.long_window.count()], format_duration(rule.long_window),
       burn_by_ms[rule.short_window.count()], format_duration(rule.short_window), rule.factor,
       100 * s.budget_remaining, describe_causes(s.causes));
-  c.action = s.causes.empty() ? "No GPU condition overlaps the burn: look at the service (deploys, traffic)."
-                              : "Start with GPU " + s.causes.front().gpu + ": " + s.causes.front().alertname +
-                                    " (docs/runbooks/" + s.causes.front().alertname + ".md).";
+  if (s.causes.empty()) {
+    c.action = "No GPU condition overlaps the burn: look at the service (deploys, traffic).";
+  } else {
+    const GpuCause& first = s.causes.front();
+    c.action = "Start with GPU " + first.gpu + ": " + first.alertname +
+               (first.is_measured ? " (measured: " + first.measured + ")"
+                                  : " (docs/runbooks/" + first.alertname + ".md)") +
+               ".";
+  }
   return c;
 }
 
@@ -96,6 +102,9 @@ SloEngine::SloEngine(std::vector<SloSpec> specs) : specs_(std::move(specs)) {
 
 void SloEngine::consume(const ScrapeResult& scrape) {
   static const std::string kName = "__name__";
+  const std::string target = series_key(scrape.target);
+  std::map<std::size_t, double> total_added;  // by SLO: this scrape's total events
+  bool went_stale = !scrape.up;
   for (const auto& sample : scrape.samples) {
     const std::string* name = label_value(sample.labels, kName);
     if (name == nullptr) continue;
@@ -104,6 +113,7 @@ void SloEngine::consume(const ScrapeResult& scrape) {
     const std::string key = series_key(sample.labels);
     if (is_stale_marker(sample.value)) {
       last_value_.erase(key);
+      went_stale = true;
       continue;
     }
     // A counter's increase since its previous sample; a drop is a reset (the new value is the increase);
@@ -123,10 +133,37 @@ void SloEngine::consume(const ScrapeResult& scrape) {
         split_into(*gpu, gpus);
         for (const auto& g : gpus) st.gpus_seen[g] = sample.t_ms;
       }
+      if (u.total) total_added[u.slo] += delta;
       if (delta <= 0) continue;
       const EventCounts add = u.total ? EventCounts{0, delta} : EventCounts{delta, 0};
       for (auto& w : st.windows) w.add(sample.t_ms, add);
     }
+  }
+  for (const auto& [slo, added] : total_added) {
+    Feed& f = states_[slo].feeds[target];
+    if (f.last_ms > 0 && scrape.t_ms > f.last_ms)
+      f.rate = added / (static_cast<double>(scrape.t_ms - f.last_ms) / 1000);
+    f.last_ms = scrape.t_ms;
+    f.away_since_ms = 0;
+  }
+  if (!went_stale || !total_added.empty()) return;
+  for (auto& st : states_) {
+    const auto it = st.feeds.find(target);
+    if (it != st.feeds.end() && it->second.away_since_ms == 0) it->second.away_since_ms = scrape.t_ms;
+  }
+}
+
+void SloEngine::count_away_targets(std::size_t slo, std::int64_t now_ms) {
+  constexpr std::int64_t kAwayCountedMs = 3'600'000;
+  State& st = states_[slo];
+  for (auto& [target, f] : st.feeds) {
+    if (f.away_since_ms == 0 || now_ms <= f.last_ms) continue;
+    if (now_ms - f.away_since_ms > kAwayCountedMs) continue;
+    const double n = f.rate * static_cast<double>(now_ms - f.last_ms) / 1000;
+    f.last_ms = now_ms;
+    // Failed requests: bad events on a bad/total SLI, only total ones on a good/total SLI.
+    const EventCounts add = specs_[slo].kind == EventKind::kBad ? EventCounts{n, n} : EventCounts{0, n};
+    for (auto& w : st.windows) w.add(now_ms, add);
   }
 }
 
@@ -137,6 +174,7 @@ std::vector<Condition> SloEngine::evaluate(std::int64_t now_ms, std::span<const 
     const SloSpec& spec = specs_[i];
     State& st = states_[i];
     SloStatus& s = fresh[i];
+    count_away_targets(i, now_ms);
     s.service = spec.service;
     s.name = spec.name;
     s.objective = spec.objective;

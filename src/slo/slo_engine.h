@@ -56,11 +56,22 @@ class SloEngine {
     bool total = false;  // else the events side
     const EventSelector* selector = nullptr;
   };
+  // What one target fed an SLO's total side: while the target is away (down, or dropped with staleness
+  // markers, as when its GPU falls off the bus), its last request rate counts as failed requests, for an
+  // hour at most: the requests sent to a server that does not answer fail, though no counter says so.
+  struct Feed {
+    double rate = 0;  // total events per second between its last two scrapes
+    std::int64_t last_ms = 0;
+    std::int64_t away_since_ms = 0;  // 0 while it answers
+  };
   struct State {
+    std::map<std::string, Feed> feeds;              // by target
     std::vector<RollingWindow> windows;             // slo_windows() then the period
     std::map<std::string, std::int64_t> gpus_seen;  // gpu -> last time a matched series carried it
     std::int64_t burning_since_ms = 0;
   };
+
+  void count_away_targets(std::size_t slo, std::int64_t now_ms);
 
   std::vector<SloSpec> specs_;
   std::vector<State> states_;

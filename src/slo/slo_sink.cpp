@@ -4,7 +4,9 @@ namespace gpuwatch::slo {
 
 void SloSink::consume(const SnapshotPtr& snapshot) {
   for (const auto& scrape : snapshot->scrapes) engine_->consume(*scrape);
-  const auto alerts = alerts_ ? alerts_() : std::vector<alerting::Alert>{};
+  measured_.observe(*snapshot);
+  auto alerts = alerts_ ? alerts_() : std::vector<alerting::Alert>{};
+  for (auto& m : measured_.current()) alerts.push_back(std::move(m));
   conditions_->post(engine_->evaluate(snapshot->timestamp_ms, alerts));
 }
 

@@ -12,6 +12,7 @@
 
 #include "agent/snapshot_sink.h"
 #include "alerting/alert.h"
+#include "slo/measured_degradations.h"
 #include "slo/slo_conditions.h"
 #include "slo/slo_engine.h"
 
@@ -30,6 +31,7 @@ class SloSink final : public SnapshotSink {
   std::shared_ptr<SloEngine> engine_;
   std::shared_ptr<SloConditions> conditions_;
   std::function<std::vector<alerting::Alert>()> alerts_;
+  MeasuredDegradations measured_;
 };
 
 }  // namespace gpuwatch::slo

@@ -123,5 +123,24 @@ TEST(SloEngine, ACounterResetIsAnIncreaseNotANegativeOne) {
   EXPECT_GT(run.engine.status()[0].burn_rate.at("5m"), 0);
 }
 
+TEST(SloEngine, ATargetThatStopsAnsweringFailsItsLastRequestRate) {
+  BurnRun run;
+  run.go(300, 20, 0.002, {});
+  // The server's GPU fell off the bus: its series go stale, then its scrapes fail.
+  ScrapeResult gone = scrape(run.t + 5000, run.success, run.failure);
+  for (auto& s : gone.samples) s.value = stale_marker();
+  run.engine.consume(gone);
+  for (int i = 2; i <= 120; ++i) {
+    ScrapeResult down;
+    down.t_ms = run.t + i * 5000;
+    down.up = false;
+    run.engine.consume(down);
+    run.engine.evaluate(down.t_ms, {});
+  }
+  const auto st = run.engine.status();
+  EXPECT_LT(st[0].sli_now, 0.05);  // five minutes of its 20 requests/s, all failed
+  EXPECT_EQ(st[0].alert_state, "page");
+}
+
 }  // namespace
 }  // namespace gpuwatch::slo
