@@ -94,10 +94,21 @@ SloEngine::SloEngine(std::vector<SloSpec> specs) : specs_(std::move(specs)) {
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     for (const auto w : slo_windows()) states_[i].windows.emplace_back(w);
     states_[i].windows.emplace_back(specs_[i].period);
-    for (const auto& s : specs_[i].events) by_metric_[s.metric].push_back({i, false, &s});
-    for (const auto& s : specs_[i].total) by_metric_[s.metric].push_back({i, true, &s});
+    for (const auto& s : specs_[i].events) index(i, false, s);
+    for (const auto& s : specs_[i].total) index(i, true, s);
   }
   status_.resize(specs_.size());
+}
+
+void SloEngine::index(std::size_t slo, bool total, const EventSelector& s) {
+  MetricUses& uses = by_metric_[s.metric];
+  for (const auto& m : s.matchers) {
+    if (m.op() == MatchOp::kEqual && !m.value().empty()) {
+      uses.by_label[m.name()][m.value()].push_back({slo, total, &s});
+      return;
+    }
+  }
+  uses.unindexed.push_back({slo, total, &s});
 }
 
 void SloEngine::consume(const ScrapeResult& scrape) {
@@ -125,8 +136,8 @@ void SloEngine::consume(const ScrapeResult& scrape) {
       it->second = sample.value;
     }
     const std::string* gpu = label_value(sample.labels, "gpu");
-    for (const Use& u : uses->second) {
-      if (!matches(*u.selector, sample.labels)) continue;
+    const auto feed = [&](const Use& u) {
+      if (!matches(*u.selector, sample.labels)) return;
       State& st = states_[u.slo];
       if (gpu != nullptr) {
         std::set<std::string> gpus;
@@ -134,9 +145,17 @@ void SloEngine::consume(const ScrapeResult& scrape) {
         for (const auto& g : gpus) st.gpus_seen[g] = sample.t_ms;
       }
       if (u.total) total_added[u.slo] += delta;
-      if (delta <= 0) continue;
+      if (delta <= 0) return;
       const EventCounts add = u.total ? EventCounts{0, delta} : EventCounts{delta, 0};
       for (auto& w : st.windows) w.add(sample.t_ms, add);
+    };
+    for (const Use& u : uses->second.unindexed) feed(u);
+    for (const auto& [label, by_value] : uses->second.by_label) {
+      const std::string* v = label_value(sample.labels, label);
+      if (v == nullptr) continue;
+      const auto hit = by_value.find(*v);
+      if (hit == by_value.end()) continue;
+      for (const Use& u : hit->second) feed(u);
     }
   }
   for (const auto& [slo, added] : total_added) {

@@ -75,7 +75,14 @@ class SloEngine {
 
   std::vector<SloSpec> specs_;
   std::vector<State> states_;
-  std::unordered_map<std::string, std::vector<Use>> by_metric_;
+  // The selectors of one metric name, indexed by their first equality matcher (model="x", pid="7"), so a
+  // sample meets only the selectors that can match it, however many SLOs share the metric.
+  struct MetricUses {
+    std::vector<Use> unindexed;
+    std::map<std::string, std::unordered_map<std::string, std::vector<Use>>> by_label;
+  };
+  void index(std::size_t slo, bool total, const EventSelector& s);
+  std::unordered_map<std::string, MetricUses> by_metric_;
   std::unordered_map<std::string, double> last_value_;  // by series (labels joined)
   mutable std::mutex status_mu_;
   std::vector<SloStatus> status_;
