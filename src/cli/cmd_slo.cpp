@@ -15,6 +15,7 @@
 #include "cli/text_table.h"
 #include "core/duration.h"
 #include "core/json_text.h"
+#include "slo/burn_rules.h"
 #include "slo/server_templates.h"
 #include "slo/spec_files.h"
 
@@ -95,7 +96,7 @@ int run_check(const SloArgs& args) {
     try {
       for (const auto& s : slo::load_slo_file(file)) {
         std::cout << s.origin << ": " << s.service << "/" << s.name << " objective " << percent(s.objective)
-                  << " over " << format_duration(s.period)
+                  << " over " << slo::window_name(s.period)
                   << (s.calendar ? " (calendar, evaluated rolling)" : "") << "\n";
       }
     } catch (const slo::SpecError& e) {

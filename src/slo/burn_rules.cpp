@@ -1,5 +1,7 @@
 #include "slo/burn_rules.h"
 
+#include "core/duration.h"
+
 namespace gpuwatch::slo {
 
 using std::chrono::hours;
@@ -19,6 +21,13 @@ const std::vector<std::chrono::milliseconds>& slo_windows() {
   static const std::vector<std::chrono::milliseconds> k = {minutes(5), minutes(30), hours(1), hours(2),
                                                            hours(6),   hours(24),   hours(72)};
   return k;
+}
+
+std::string window_name(std::chrono::milliseconds window) {
+  constexpr std::int64_t kDayMs = 86'400'000;
+  if (window.count() > 0 && window.count() % kDayMs == 0)
+    return std::to_string(window.count() / kDayMs) + "d";
+  return format_duration(window);
 }
 
 }  // namespace gpuwatch::slo

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "core/condition.h"
@@ -21,5 +22,9 @@ const std::vector<BurnRule>& workbook_burn_rules();
 
 // The windows the SLO sink keeps besides the period: 5m, 30m, 1h, 2h, 6h, 1d, 3d.
 const std::vector<std::chrono::milliseconds>& slo_windows();
+
+// A window as Sloth names it in its rules and labels: whole days in days ("30d", not "4w2d"), else the
+// shortest duration ("5m", "1h").
+std::string window_name(std::chrono::milliseconds window);
 
 }  // namespace gpuwatch::slo

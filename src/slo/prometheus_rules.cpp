@@ -98,13 +98,13 @@ std::string prometheus_rules_yaml(const std::vector<SloSpec>& slos) {
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
   for (const auto& s : slos) {
-    const std::string period = format_duration(s.period);
+    const std::string period = window_name(s.period);
     const std::string m = slo_labels_matcher(s);
     const double budget = 1 - s.objective;
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "sloth-slo-sli-recordings-" + slo_id(s);
     out << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
     for (const auto w : slo_windows()) {
-      const std::string win = format_duration(w);
+      const std::string win = window_name(w);
       record(out, "slo:sli_error:ratio_rate" + win, error_ratio_promql(s, win), s, win);
     }
     record(out, "slo:sli_error:ratio_rate" + period, error_ratio_promql(s, period), s, period);
@@ -135,7 +135,7 @@ std::string prometheus_rules_yaml(const std::vector<SloSpec>& slos) {
         if (!expr.empty()) expr += "\nor\n";
         const auto side = [&](std::chrono::milliseconds w) {
           return fmt::format("max(slo:sli_error:ratio_rate{}{} > ({} * {})) without (sloth_window)",
-                             format_duration(w), m, rule.factor, budget);
+                             window_name(w), m, rule.factor, budget);
         };
         expr += "(" + side(rule.short_window) + "\nand\n" + side(rule.long_window) + ")";
       }

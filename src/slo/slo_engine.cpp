@@ -72,8 +72,8 @@ Condition condition(const SloSpec& spec, const SloStatus& s, const BurnRule& rul
   c.description = fmt::format(
       "burn rate {:.1f}x over {} and {:.1f}x over {} (alert above {}x); budget remaining {:.1f}%; GPU cause: "
       "{}",
-      burn_by_ms[rule.long_window.count()], format_duration(rule.long_window),
-      burn_by_ms[rule.short_window.count()], format_duration(rule.short_window), rule.factor,
+      burn_by_ms[rule.long_window.count()], window_name(rule.long_window),
+      burn_by_ms[rule.short_window.count()], window_name(rule.short_window), rule.factor,
       100 * s.budget_remaining, describe_causes(s.causes));
   if (s.causes.empty()) {
     c.action = "No GPU condition overlaps the burn: look at the service (deploys, traffic).";
@@ -202,7 +202,7 @@ std::vector<Condition> SloEngine::evaluate(std::int64_t now_ms, std::span<const 
       const EventCounts c = bad_of(spec, st.windows[w].sum(now_ms));
       const double b = burn(spec, c);
       const bool period = w + 1 == st.windows.size();
-      s.burn_rate[period ? "period" : format_duration(st.windows[w].window())] = b;
+      s.burn_rate[period ? "period" : window_name(st.windows[w].window())] = b;
       if (!period) burn_by_ms[st.windows[w].window().count()] = b;
       const double sli = c.total > 0 ? 1 - c.bad / c.total : 1;
       if (w == 0) s.sli_now = sli;
