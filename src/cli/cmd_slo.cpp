@@ -2,15 +2,13 @@
 // `gpuwatch slo check FILE...`: reads Sloth or OpenSLO files as the agent would and lists their SLOs, or the
 // first problem at file:line; `gpuwatch slo template`: a Sloth or OpenSLO document for a Triton, vLLM or TGI
 // server with its real metric names (docs/slo.md, "Templates").
-#include <httplib.h>
-
 #include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "alerting/receiver.h"
+#include "cli/agent_api_get.h"
 #include "cli/commands.h"
 #include "cli/text_table.h"
 #include "core/duration.h"
@@ -40,28 +38,9 @@ std::string percent(double ratio) {
 }
 
 int run_status(const SloArgs& args) {
-  std::string origin, path;
-  if (auto error = alerting::split_url(args.url, origin, path); !error.empty()) {
-    std::cerr << "gpuwatch slo status: --url: " << error << "\n";
-    return kExitUsage;
-  }
-  httplib::Client client(origin);
-  client.set_connection_timeout(std::chrono::seconds(3));
-  client.set_read_timeout(std::chrono::seconds(10));
-  const auto res = client.Get((path == "/" ? "" : path) + "/api/v1/slos");
-  if (!res) {
-    std::cerr << "gpuwatch slo status: no agent answers at " << args.url << " ("
-              << httplib::to_string(res.error())
-              << "); is `gpuwatch agent` running there? Pass --url to ask another.\n";
-    return kExitRuntime;
-  }
-  const auto body = nlohmann::json::parse(res->body, nullptr, false);
-  if (res->status != 200 || body.is_discarded() || !body.contains("data")) {
-    std::cerr << "gpuwatch slo status: " << args.url << "/api/v1/slos answered HTTP " << res->status
-              << (res->status == 404 ? " (the agent has no slo_files)" : "") << ": "
-              << res->body.substr(0, 300) << "\n";
-    return kExitRuntime;
-  }
+  const AgentApiReply reply = get_agent_api("slo status", args.url, "/api/v1/slos");
+  if (reply.exit_code != kExitOk) return reply.exit_code;
+  const auto& body = reply.body;
   if (args.json) {
     std::cout << to_json_text(body, 2) << "\n";
     return kExitOk;

@@ -2,26 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/server_buckets.h"
+
 namespace gpuwatch::slo {
-
-const std::vector<double>& vllm_e2e_buckets() {
-  static const std::vector<double> k = {0.3,  0.5,  0.8,  1.0,  1.5,  2.0,   2.5,   5.0,   10.0,  15.0,  20.0,
-                                        30.0, 40.0, 50.0, 60.0, 120., 240.0, 480.0, 960.0, 1920., 7680.0};
-  return k;
-}
-
-const std::vector<double>& vllm_ttft_buckets() {
-  static const std::vector<double> k = {0.001, 0.005, 0.01, 0.02,  0.04,  0.06,  0.08, 0.1,
-                                        0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
-                                        20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
-  return k;
-}
-
-const std::vector<double>& tgi_duration_buckets() {
-  static const std::vector<double> k = {0.005, 0.01, 0.025, 0.05, 0.1,  0.25, 0.5,
-                                        1.0,   2.5,  5.0,   10.0, 30.0, 60.0};
-  return k;
-}
 
 double bucket_at_or_below(const std::vector<double>& bounds, double threshold_seconds) {
   double best = -1;

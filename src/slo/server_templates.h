@@ -38,9 +38,4 @@ std::string server_template(const TemplateRequest& request);
 // the threshold is below the first bound (no bucket counts requests that fast).
 double bucket_at_or_below(const std::vector<double>& bounds, double threshold_seconds);
 
-// The buckets the servers export by default.
-const std::vector<double>& vllm_e2e_buckets();
-const std::vector<double>& vllm_ttft_buckets();
-const std::vector<double>& tgi_duration_buckets();
-
 }  // namespace gpuwatch::slo

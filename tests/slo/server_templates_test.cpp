@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "core/server_buckets.h"
 #include "slo/server_templates.h"
 #include "slo/spec_files.h"
 
