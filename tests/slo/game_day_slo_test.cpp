@@ -5,7 +5,11 @@
 // 10 scenario minutes; a page caused by a GPU fault names that GPU first; the bad deploy names no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <random>
+
+#include <fmt/format.h>
 #include <map>
 #include <sstream>
 
@@ -46,13 +50,19 @@ const std::map<std::string, Hurt> kHurt = {
     {"whisper-availability", {"7", 540}},       // falls off the bus at minute 9: connections refused
 };
 
-TEST(SloGameDay, PagesExactlyTheHurtServicesWithTheirGpuFirst) {
-  test::SimScenario scenario(lockstep_scenario());
+struct Pages {
+  std::map<std::string, double> first_page_s;          // slo -> scenario seconds of its first page
+  std::map<std::string, std::string> first_cause_gpu;  // slo -> the GPU its first page named first
+};
+
+// Runs a scenario's first 15 minutes in lockstep and returns the SLOs' first pages.
+Pages run_game_day(const std::string& scenario_text) {
+  test::SimScenario scenario(scenario_text);
   test::Sim sim;
   test::TempDir proc;
   sim.write_proc_tree(proc.path());
   SimServices services(sim.library(), true);
-  ASSERT_TRUE(services.write_proc_sockets(proc.path()));
+  EXPECT_TRUE(services.write_proc_sockets(proc.path()));
 
   ScrapeConfig config;
   config.discovery.enabled = true;
@@ -75,8 +85,9 @@ TEST(SloGameDay, PagesExactlyTheHurtServicesWithTheirGpuFirst) {
   alerting::AlertEngine alerts(alerting::AlertEngineOptions{});
   slo::MeasuredDegradations measured;
 
-  std::map<std::string, double> first_page_s;          // slo -> scenario seconds
-  std::map<std::string, std::string> first_cause_gpu;  // slo -> the GPU its first page named first
+  Pages pages;
+  auto& first_page_s = pages.first_page_s;
+  auto& first_cause_gpu = pages.first_cause_gpu;
   for (double t = 0; t <= 15 * 60; t += 5) {
     collector.clock().sleep_until_ms(sim.ms_at(t));
     collector.tick();
@@ -99,6 +110,13 @@ TEST(SloGameDay, PagesExactlyTheHurtServicesWithTheirGpuFirst) {
                 << "\n";
     }
   }
+  return pages;
+}
+
+TEST(SloGameDay, PagesExactlyTheHurtServicesWithTheirGpuFirst) {
+  const Pages pages = run_game_day(lockstep_scenario());
+  const auto& first_page_s = pages.first_page_s;
+  auto first_cause_gpu = pages.first_cause_gpu;
   ASSERT_FALSE(first_page_s.empty());
   double first = 1e9;
   for (const auto& [name, at] : first_page_s) first = std::min(first, at);
@@ -121,6 +139,109 @@ TEST(SloGameDay, PagesExactlyTheHurtServicesWithTheirGpuFirst) {
   EXPECT_EQ(precision, 1.0);
   EXPECT_EQ(recall, 1.0);
   for (const auto& [name, hurt] : kHurt) EXPECT_TRUE(first_page_s.count(name)) << name << " never paged";
+}
+
+// A game day drawn from a seed on the same eight servers: three GPU faults on distinct GPUs and one bad
+// deploy of a Triton or TGI server on another GPU, at random minutes. What each fault does to the servers'
+// SLOs follows the simulator's model: latency SLOs (vLLM) suffer slower clocks (thermal, power brake),
+// availability SLOs (Triton, TGI) suffer failed requests (XID 43 of the server's process, a bad deploy); a
+// GPU off the bus fails every server on it.
+struct DrawnDay {
+  std::string scenario;
+  std::map<std::string, Hurt> hurt;
+};
+
+DrawnDay draw_game_day(unsigned seed) {
+  static const char* kSlo[8] = {"llama-gpu0-latency",
+                                "llama-gpu1-latency",
+                                "resnet50-availability",
+                                "bert-ranker-availability",
+                                "mistral-gpu4-availability",
+                                "mistral-gpu5-availability",
+                                "qwen-latency",
+                                "whisper-availability"};
+  static const bool kVllm[8] = {true, true, false, false, false, false, true, false};
+  std::mt19937 rng(seed);
+  std::vector<int> gpus = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::shuffle(gpus.begin(), gpus.end(), rng);
+  DrawnDay day;
+  std::string faults = "faults:\n";
+  static const char* kKinds[4] = {"thermal_throttle", "power_cap", "xid", "fall_off_bus"};
+  for (int i = 0; i < 3; ++i) {
+    const int g = gpus[static_cast<std::size_t>(i)];
+    const std::string kind = kKinds[rng() % 4];
+    const int at = 2 + static_cast<int>(rng() % 6);  // minute 2 to 7
+    if (kind == "thermal_throttle") {
+      faults += fmt::format("  - {{type: thermal_throttle, gpu: {}, at: {}m, duration: forever}}\n", g, at);
+      if (kVllm[g]) day.hurt[kSlo[g]] = {std::to_string(g), at * 60.0};
+    } else if (kind == "power_cap") {
+      faults += fmt::format(
+          "  - {{type: power_cap, gpu: {}, at: {}m, duration: forever, limit: 350W, brake: true}}\n", g, at);
+      if (kVllm[g]) day.hurt[kSlo[g]] = {std::to_string(g), at * 60.0};
+    } else if (kind == "xid") {
+      faults += fmt::format("  - {{type: xid, gpu: {}, at: {}m, code: 43, pid: {}}}\n", g, at, 70100 + g);
+      if (!kVllm[g]) day.hurt[kSlo[g]] = {std::to_string(g), at * 60.0};
+    } else {
+      faults += fmt::format("  - {{type: fall_off_bus, gpu: {}, at: {}m}}\n", g, at);
+      day.hurt[kSlo[g]] = {std::to_string(g), at * 60.0};
+    }
+  }
+  int deploy = -1;
+  for (std::size_t i = 3; i < gpus.size() && deploy < 0; ++i) {
+    if (!kVllm[gpus[i]]) deploy = gpus[i];
+  }
+  const int deploy_at = 2 + static_cast<int>(rng() % 6);
+  day.hurt[kSlo[deploy]] = {"", deploy_at * 60.0};
+
+  std::string s = lockstep_scenario();
+  const auto f = s.find("\nfaults:\n"), v = s.find("\nservices:\n");
+  s.replace(f + 1, v - f, faults);
+  // The scenario's own service faults give way to the drawn deploy (on the server of GPU `deploy`).
+  for (auto at = s.find("    faults: ["); at != std::string::npos; at = s.find("    faults: ["))
+    s.erase(at, s.find('\n', at) + 1 - at);
+  const std::string port_line = "    port: " + std::to_string(18000 + deploy) + "\n";
+  const auto service = s.find(port_line, s.find("\nservices:\n"));
+  const auto errors = s.find("    errors: 0.002\n", service);
+  s.insert(
+      errors + std::string("    errors: 0.002\n").size(),
+      fmt::format("    faults: [{{type: bad_deploy, at: {}m, duration: 5m, errors: 0.3}}]\n", deploy_at));
+  day.scenario = s;
+  return day;
+}
+
+TEST(SloGameDay, RandomizedGameDaysReportPrecisionRecallAndCauses) {
+  std::size_t pages = 0, true_pages = 0, hurt = 0, caught = 0, gpu_pages = 0, named_first = 0;
+  for (const unsigned seed : {1u, 2u, 3u, 4u}) {
+    const DrawnDay day = draw_game_day(seed);
+    const Pages got = run_game_day(day.scenario);
+    hurt += day.hurt.size();
+    for (const auto& [name, at] : got.first_page_s) {
+      ++pages;
+      const auto h = day.hurt.find(name);
+      if (h == day.hurt.end() || at < h->second.from_s) continue;
+      ++true_pages;
+      if (!h->second.gpu.empty()) {
+        ++gpu_pages;
+        if (got.first_cause_gpu.at(name) == h->second.gpu) ++named_first;
+      } else if (got.first_cause_gpu.at(name).empty()) {
+        ++named_first;  // the bad deploy: no GPU named is the right answer
+        ++gpu_pages;
+      }
+    }
+    for (const auto& [name, h] : day.hurt) caught += got.first_page_s.count(name);
+  }
+  const double precision = pages ? static_cast<double>(true_pages) / static_cast<double>(pages) : 0;
+  const double recall = hurt ? static_cast<double>(caught) / static_cast<double>(hurt) : 0;
+  const double first = gpu_pages ? static_cast<double>(named_first) / static_cast<double>(gpu_pages) : 0;
+  std::cout << "randomized SLO game days (seeds 1-4): precision " << precision << " (" << true_pages << "/"
+            << pages << "), recall " << recall << " (" << caught << "/" << hurt << "), cause named first "
+            << first << " (" << named_first << "/" << gpu_pages << ")\n";
+  RecordProperty("precision", std::to_string(precision));
+  RecordProperty("recall", std::to_string(recall));
+  RecordProperty("cause_named_first", std::to_string(first));
+  EXPECT_GE(first, 0.9);
+  EXPECT_GE(precision, 0.9);
+  EXPECT_GE(recall, 0.9);
 }
 
 }  // namespace
