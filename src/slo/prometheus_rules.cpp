@@ -151,6 +151,23 @@ std::string prometheus_rules_yaml(const std::vector<SloSpec>& slos) {
       out << YAML::Key << "runbook_url" << YAML::Value << "docs/runbooks/SloErrorBudgetBurn.md";
       out << YAML::EndMap << YAML::EndMap;
     }
+    if (s.ticket_enabled) {
+      const auto now = "max(slo:sli_error:ratio_rate5m" + m + ") without (sloth_window)";
+      out << YAML::BeginMap << YAML::Key << "alert" << YAML::Value << "SloBurnRateEscalating";
+      out << YAML::Key << "expr" << YAML::Value
+          << fmt::format("{} > 2 * max(slo:sli_error:ratio_rate1d{}) without (sloth_window)\nand\n{} > {}",
+                         now, m, now, budget);
+      out << YAML::Key << "for" << YAML::Value << "10m";
+      out << YAML::Key << "labels" << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "slo" << YAML::Value << s.name << YAML::Key << "service" << YAML::Value
+          << s.service;
+      out << YAML::Key << "severity" << YAML::Value << "ticket" << YAML::EndMap;
+      out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "summary" << YAML::Value
+          << fmt::format("SLO {} of {} burns at over twice its usual rate", s.name, s.service);
+      out << YAML::Key << "runbook_url" << YAML::Value << "docs/runbooks/SloBurnRateEscalating.md";
+      out << YAML::EndMap << YAML::EndMap;
+    }
     out << YAML::EndSeq << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;

@@ -10,6 +10,7 @@
 namespace gpuwatch::slo {
 namespace {
 
+constexpr double kEscalationFactor = 2;             // the burn now against its 1d baseline
 constexpr std::int64_t kGpuForgetMs = 10 * 60'000;  // a GPU no matched series carried for 10 min left the SLO
 
 const std::string* label_value(const Labels& labels, const std::string& name) {
@@ -240,6 +241,21 @@ std::vector<Condition> SloEngine::evaluate(std::int64_t now_ms, std::span<const 
         s.causes = rank_gpu_causes(s.gpus, gpu_alerts, st.burning_since_ms ? st.burning_since_ms : now_ms);
       }
       out.push_back(condition(spec, s, rule, burn_by_ms));
+    }
+    // Escalation: the burn now (5m) above 1 and above twice its baseline (the 1d burn rate) for 10 minutes
+    // (the alert engine's for), a ticket before the budget table would page.
+    const double baseline = burn_by_ms[std::chrono::milliseconds(std::chrono::hours(24)).count()];
+    if (spec.ticket_enabled && now_burn > 1 && now_burn > kEscalationFactor * baseline) {
+      Condition c;
+      c.alertname = "SloBurnRateEscalating";
+      c.severity = Severity::kTicket;
+      c.labels = {{"slo", spec.name}, {"service", spec.service}};
+      c.summary = fmt::format("SLO {} of {} burns at {:.1f}x, over twice its usual {:.1f}x", spec.name,
+                              spec.service, now_burn, baseline);
+      c.description = fmt::format("burn rate {:.1f}x over 5m, {:.1f}x over 1d", now_burn, baseline);
+      c.action = "Watch the budget: if the burn holds it pages (SloErrorBudgetBurn); look at what changed.";
+      c.for_duration = std::chrono::minutes(10);
+      out.push_back(std::move(c));
     }
   }
   std::lock_guard lock(status_mu_);

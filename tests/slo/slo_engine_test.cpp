@@ -142,5 +142,19 @@ TEST(SloEngine, ATargetThatStopsAnsweringFailsItsLastRequestRate) {
   EXPECT_EQ(st[0].alert_state, "page");
 }
 
+TEST(SloEngine, ABurnAboveTwiceItsBaselineEscalatesAfterTenMinutes) {
+  BurnRun run;
+  run.go(6 * 3600, 20, 0.002, {});  // a baseline of 0.2x
+  std::vector<Condition> last;
+  run.go(15 * 60, 20, 0.008, {}, &last);  // 0.8% errors: 0.8x now, four times the baseline: no page
+  ASSERT_EQ(last.size(), 0u);             // above 2x the baseline but not above 1x: nothing
+  run.go(15 * 60, 20, 0.03, {}, &last);   // 3x now: over 1x and over twice the 1d baseline, under 14.4x
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].alertname, "SloBurnRateEscalating");
+  EXPECT_EQ(last[0].severity, Severity::kTicket);
+  EXPECT_EQ(last[0].for_duration, std::chrono::minutes(10));
+  EXPECT_EQ(last[0].labels.at("slo"), "availability");
+}
+
 }  // namespace
 }  // namespace gpuwatch::slo
