@@ -23,6 +23,9 @@
 #include "http/web_ui.h"
 #include "scrape/scraper.h"
 #include "http/web_config.h"
+#include "slo/slo_api.h"
+#include "slo/slo_sink.h"
+#include "slo/spec_files.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -69,9 +72,11 @@ void warn_about_restart_only_changes(const AgentOptions& before, const AgentOpti
 
 HttpServerOptions server_options(const AgentOptions& options,
                                  const std::shared_ptr<alerting::AlertingService>& alerts,
-                                 const std::shared_ptr<const AgentStatus>& status, const QuerySetup& query) {
+                                 const std::shared_ptr<const AgentStatus>& status, const QuerySetup& query,
+                                 std::vector<HttpRoute> extra_routes) {
   HttpServerOptions so;
   so.routes = alerts->routes();
+  for (auto& route : extra_routes) so.routes.push_back(std::move(route));
   for (auto& route : status_routes(status)) so.routes.push_back(std::move(route));
   // The Prometheus query API: over the history store (503 with the reason while it cannot open), or the
   // latest snapshot when the store is off.
@@ -107,6 +112,25 @@ HttpServerOptions server_options(const AgentOptions& options,
     }
   }
   return so;
+}
+
+// The SLOs of the files named (comma-separated); a bad file stops the agent with its file:line.
+std::vector<slo::SloSpec> load_slos(const std::string& files) {
+  std::vector<slo::SloSpec> out;
+  std::size_t start = 0;
+  while (start < files.size()) {
+    const auto comma = files.find(',', start);
+    const std::string file =
+        files.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? files.size() : comma + 1;
+    if (file.empty()) continue;
+    try {
+      for (auto& s : slo::load_slo_file(file)) out.push_back(std::move(s));
+    } catch (const slo::SpecError& e) {
+      throw AgentSetupError(std::string("slo: ") + e.what());
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -146,7 +170,17 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   auto published = std::make_shared<PublishedState>(alerts_, history_);
   std::vector<std::shared_ptr<SnapshotSink>> sinks;
   if (history_) sinks.push_back(std::make_shared<HistorySink>(history_, published));
-  sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_));
+  std::shared_ptr<slo::SloConditions> slo_conditions;
+  std::vector<HttpRoute> slo_routes;
+  if (!options_.slo_files.empty()) {
+    slos_ = std::make_shared<slo::SloEngine>(load_slos(options_.slo_files));
+    slo_conditions = std::make_shared<slo::SloConditions>();
+    sinks.push_back(std::make_shared<slo::SloSink>(slos_, slo_conditions,
+                                                   [alerts = alerts_] { return alerts->alerts(); }));
+    slo_routes.push_back(slo::slos_route(slos_));
+    spdlog::info("evaluating {} SLO(s) from {}", slos_->specs().size(), options_.slo_files);
+  }
+  sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_, slo_conditions));
   accounting_ = std::make_shared<AccountingSink>(
       accounting::LedgerOptions{options_.accounting, options_.accounting_max_workloads,
                                 options_.accounting_workload_expiry},
@@ -177,8 +211,8 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   const QuerySetup query{history_, published, [current] { return current->latest(); },
                          reachable_address(listener_->address, options_.hostname)};
   server_ = std::make_shared<HttpServer>(
-      server_options(options_, alerts_, status_, query), [current] { return current->latest(); },
-      [current] { return current->ready(); });
+      server_options(options_, alerts_, status_, query, std::move(slo_routes)),
+      [current] { return current->latest(); }, [current] { return current->ready(); });
   // Weakly: a sink left stuck past the agent's end may still ask, and then finds no server rather than a
   // dangling one.
   published->set_server_families([server = std::weak_ptr<HttpServer>(server_)] {

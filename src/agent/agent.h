@@ -36,6 +36,9 @@ class Detection;
 namespace store {
 class RetryingHistory;
 }
+namespace slo {
+class SloEngine;
+}  // namespace slo
 namespace scrape {
 class Scraper;
 }
@@ -99,6 +102,7 @@ class Agent {
   std::shared_ptr<PublishedState> published_;  // what is served and stored beside the snapshot
   std::shared_ptr<AgentStatus> status_;        // the settings in effect, for the status API
   std::shared_ptr<scrape::Scraper> scraper_;   // null when nothing is scraped
+  std::shared_ptr<slo::SloEngine> slos_;       // null when no SLO file is named
   std::shared_ptr<HttpServer> server_;  // held weakly by the history sink's view of the server's families
   bool started_ = false;
   bool stopped_ = false;

@@ -11,14 +11,19 @@
 #include "agent/source_alerts.h"
 #include "alerting/alerting_service.h"
 #include "detect/detection.h"
+#include "slo/slo_conditions.h"
 
 namespace gpuwatch {
 
 class DetectionSink final : public SnapshotSink {
  public:
+  // slo_conditions: the SLO sink's latest conditions, evaluated with the detectors' (null: no SLOs).
   DetectionSink(std::shared_ptr<detect::Detection> detection,
-                std::shared_ptr<alerting::AlertingService> alerts)
-      : detection_(std::move(detection)), alerts_(std::move(alerts)) {}
+                std::shared_ptr<alerting::AlertingService> alerts,
+                std::shared_ptr<const slo::SloConditions> slo_conditions = nullptr)
+      : detection_(std::move(detection)),
+        alerts_(std::move(alerts)),
+        slo_conditions_(std::move(slo_conditions)) {}
   std::string_view name() const override { return "detection"; }
   void consume(const SnapshotPtr& snapshot) override;
   SinkQueueOptions queue() const override { return {4, WhenFull::kDropOldest}; }
@@ -26,6 +31,7 @@ class DetectionSink final : public SnapshotSink {
  private:
   std::shared_ptr<detect::Detection> detection_;
   std::shared_ptr<alerting::AlertingService> alerts_;
+  std::shared_ptr<const slo::SloConditions> slo_conditions_;
   SourceAlerts source_alerts_;
 };
 

@@ -1,7 +1,6 @@
 // `gpuwatch alerts [--json] [--url URL]`: the pending and firing alerts of a running agent (its
 // /api/v1/alerts), as a table or as the API's JSON. `gpuwatch alerts inhibit-rules` prints the
 // inhibit_rules for Alertmanager's config that match the agent's own inhibition table.
-#include <httplib.h>
 
 #include <iostream>
 #include <memory>
@@ -10,7 +9,7 @@
 
 #include "alerting/inhibition.h"
 
-#include "alerting/receiver.h"
+#include "cli/agent_api_get.h"
 #include "cli/alerts_table.h"
 #include "cli/commands.h"
 #include "core/json_text.h"
@@ -24,28 +23,9 @@ struct AlertsArgs {
 };
 
 int run_alerts(const AlertsArgs& args) {
-  std::string origin, path;
-  if (auto error = alerting::split_url(args.url, origin, path); !error.empty()) {
-    std::cerr << "gpuwatch alerts: --url: " << error << "\n";
-    return kExitUsage;
-  }
-  httplib::Client client(origin);
-  client.set_connection_timeout(std::chrono::seconds(3));
-  client.set_read_timeout(std::chrono::seconds(10));
-  const std::string base = path == "/" ? "" : path;
-  const auto res = client.Get(base + "/api/v1/alerts");
-  if (!res) {
-    std::cerr << "gpuwatch alerts: no agent answers at " << args.url << " ("
-              << httplib::to_string(res.error())
-              << "); is `gpuwatch agent` running there? Pass --url to ask another.\n";
-    return kExitRuntime;
-  }
-  const auto body = nlohmann::json::parse(res->body, nullptr, false);
-  if (res->status != 200 || body.is_discarded() || !body.contains("data")) {
-    std::cerr << "gpuwatch alerts: " << args.url << "/api/v1/alerts answered HTTP " << res->status << ": "
-              << res->body.substr(0, 300) << "\n";
-    return kExitRuntime;
-  }
+  const AgentApiReply reply = get_agent_api("alerts", args.url, "/api/v1/alerts");
+  if (reply.exit_code != kExitOk) return reply.exit_code;
+  const auto& body = reply.body;
   const auto& alerts = body["data"]["alerts"];
   if (args.json) {
     std::cout << to_json_text(body, 2) << "\n";

@@ -33,5 +33,7 @@ void add_sim_serve_command(CLI::App& sim, CommandAction& action);
 void add_store_command(CLI::App& app, CommandAction& action);
 void add_top_command(CLI::App& app, CommandAction& action);
 void add_report_command(CLI::App& app, CommandAction& action);
+void add_slo_command(CLI::App& app, CommandAction& action);
+void add_rules_command(CLI::App& app, CommandAction& action);
 
 }  // namespace gpuwatch

@@ -57,6 +57,8 @@ int main(int argc, char** argv) {
   gpuwatch::add_query_command(app, action);
   gpuwatch::add_report_command(app, action);
   gpuwatch::add_alerts_command(app, action);
+  gpuwatch::add_slo_command(app, action);
+  gpuwatch::add_rules_command(app, action);
   gpuwatch::add_import_command(app, action);
   gpuwatch::add_store_command(app, action);
   gpuwatch::add_top_command(app, action);

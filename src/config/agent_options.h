@@ -62,6 +62,7 @@ struct AgentOptions {
   std::string silences_file;    // maintenance windows
   std::string external_url;     // how users reach the agent; "" = default_external_url(listen, hostname)
   std::string runbook_dir;      // "" = only the runbooks built into the binary
+  std::string slo_files;        // Sloth or OpenSLO files, comma-separated (docs/slo.md); "" = no SLOs
   // Remote write (docs/remote-write.md): receivers by URL alone (--remote-write-url, repeatable) and, with
   // every setting, the remote_write: list of gpuwatch.yaml. remote_write_targets() gives both.
   std::vector<std::string> remote_write_urls;

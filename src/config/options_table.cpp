@@ -251,6 +251,9 @@ std::vector<OptionSpec> make_table() {
       {"runbook_dir", "DIR",
        "Folder of <alertname>.md files served at /runbooks/<alertname> before the built-in runbooks", false,
        string_setter(&AgentOptions::runbook_dir), string_getter(&AgentOptions::runbook_dir)},
+      {"slo_files", "FILE,...",
+       "Sloth (prometheus/v1) or OpenSLO (openslo/v1) files of SLOs over the scraped services (docs/slo.md)",
+       false, string_setter(&AgentOptions::slo_files), string_getter(&AgentOptions::slo_files)},
       // The HTTP server's deadlines and limits: what one client can make the server wait for or hold.
       duration_option({"http_header_timeout",
                        "A connection whose request line and headers take longer (from accept) is closed"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/server_buckets.h"
 #include "sim/shape.h"
 #include "sim/simulator.h"
 
@@ -33,19 +34,11 @@ void add_histogram(std::vector<double>& buckets, const std::vector<double>& boun
 
 const std::vector<double>& e2e_bucket_bounds(ServiceKind kind) {
   // vLLM's request latency buckets; TGI's and Triton's first-response histogram use a coarser ladder.
-  static const std::vector<double> kVllm = {0.3,  0.5,   0.8,   1.0,   1.5,   2.0,    2.5,
-                                            5.0,  10.0,  15.0,  20.0,  30.0,  40.0,   50.0,
-                                            60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
-  static const std::vector<double> kOther = {0.005, 0.01, 0.025, 0.05, 0.1,  0.25, 0.5,
-                                             1.0,   2.5,  5.0,   10.0, 30.0, 60.0};
-  return kind == ServiceKind::kVllm ? kVllm : kOther;
+  return kind == ServiceKind::kVllm ? vllm_e2e_buckets() : tgi_duration_buckets();
 }
 
 const std::vector<double>& ttft_bucket_bounds() {
-  static const std::vector<double> k = {0.001, 0.005, 0.01, 0.02,  0.04,  0.06,  0.08, 0.1,
-                                        0.25,  0.5,   0.75, 1.0,   2.5,   5.0,   7.5,  10.0,
-                                        20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
-  return k;
+  return vllm_ttft_buckets();
 }
 
 const std::vector<double>& tpot_bucket_bounds() {
