@@ -16,7 +16,7 @@ void AccountingSink::consume(const SnapshotPtr& snapshot) {
   families_ = std::move(families);
 }
 
-std::vector<Family> AccountingSink::families() const {
+std::vector<Family> AccountingSink::counters() const {
   std::lock_guard lock(mu_);
   return *families_;
 }

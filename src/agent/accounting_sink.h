@@ -28,8 +28,9 @@ class AccountingSink final : public SnapshotSink {
   void consume(const SnapshotPtr& snapshot) override;
   SinkQueueOptions queue() const override { return {1024, WhenFull::kDropNewest}; }
 
-  // The counters as of the last snapshot charged; thread-safe.
-  std::vector<Family> families() const;
+  // The counters as of the last snapshot charged; thread-safe. Not SnapshotSink::families(): the sink writes
+  // them into the history itself, at each snapshot's time, and the agent serves them through PublishedState.
+  std::vector<Family> counters() const;
   void set_settings(AccountingSettings settings);  // a reload; thread-safe
 
  private:

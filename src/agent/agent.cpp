@@ -188,7 +188,7 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   sinks.push_back(accounting_);
   published->set_accounting([accounting = std::weak_ptr<AccountingSink>(accounting_)] {
     const auto alive = accounting.lock();
-    return alive ? alive->families() : std::vector<Family>{};
+    return alive ? alive->counters() : std::vector<Family>{};
   });
   if (const auto targets = remote_write_targets(options_); !targets.empty()) {
     try {
