@@ -164,8 +164,12 @@ describe("dashboards on the incidents node", () => {
     assert.ok((await strokePixels(page, '[data-panel="cluster-utilization"]')) > 20);
     assert.ok((await strokePixels(page, '[data-panel="idle-share"]')) > 20);
     const workload = page.locator("#workloads tr.workload").first();
-    assert.match(await workload.textContent(), /python3\s*\d+(\.\d)? h/);
-    assert.match(await page.textContent("#cost"), /Cost is not configured/);
+    // The incidents node's training processes run in Slurm job 48213 (their cgroup): their series carry
+    // slurm_job, the most telling workload label they have, so the GPU-hours are the job's.
+    assert.match(await page.textContent("#workloads th"), /^slurm_job$/);
+    assert.match(await workload.textContent(), /^\s*48213\s*\d+(\.\d)? h/);
+    // The agent's accounting serves /api/v1/cost: the panel shows the job's GPU-hours (no price configured).
+    assert.match(await page.textContent("#cost"), /job 48213 \(mchen\)/);
     assert.match(await page.textContent("#slos"), /No SLO is configured/);
     assert.deepEqual(errors, [], "no script error on any page");
   });
