@@ -48,9 +48,13 @@ void Ledger::add(const Snapshot& snapshot) {
       if (d.identity.is_mig_instance) gpu.gpu_instance_id = std::to_string(d.identity.gpu_instance_id);
       gpu.model = d.identity.name;
     }
-    Observation seen{
-        snapshot.sequence,        now,         classify(d, s.active_utilization), workloads_on(d, s.teams),
-        price_of(snapshot, d, s), std::nullopt};
+    const bool maintenance = options_.in_maintenance && options_.in_maintenance(d.identity, now);
+    Observation seen{snapshot.sequence,
+                     now,
+                     maintenance ? GpuState::kUnavailable : classify(d, s.active_utilization),
+                     workloads_on(d, s.teams),
+                     price_of(snapshot, d, s),
+                     std::nullopt};
     if (const Sample* e = d.find(Metric::kEnergy); e && d.state == DeviceState::kOk)
       seen.energy_joules = e->value;
     for (const auto& w : seen.workloads) workload(w, now);

@@ -6,11 +6,13 @@
 // Cost is GPU-hours times the GPU's price (by model, or the node's), plus, where energy is priced, the
 // energy the GPU measured in the interval times the price of a kWh. A GPU shared by several workloads splits
 // its time and cost between them evenly. Workload counters are bounded: at most max_workloads (more are
-// summed as pod "other"), and a workload not seen for workload_expiry loses its counters.
+// summed as pod "other"), and a workload not seen for workload_expiry loses its counters. A GPU in
+// maintenance (in_maintenance) is unavailable, as a lost or stale one is.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +35,9 @@ struct LedgerOptions {
   AccountingSettings settings;
   std::size_t max_workloads = 500;
   std::chrono::milliseconds workload_expiry{std::chrono::hours(24)};
+  // Whether a GPU (or MIG instance) is in maintenance at a time: its time then is charged as unavailable,
+  // whatever it reads. Null: never. Called on the ledger's thread, so it must be thread-safe.
+  std::function<bool(const DeviceIdentity&, std::int64_t now_ms)> in_maintenance;
 };
 
 class Ledger {

@@ -20,6 +20,9 @@ struct Workload {
   std::string slurm_job;
   std::string user;
   std::string team;
+  // The Slurm account of its job, for the teams mapping only: not a label and not part of what tells
+  // workloads apart, as a job has one account.
+  std::string slurm_account;
   auto key() const { return std::tie(namespace_name, pod, container, slurm_job, user, team); }
   bool operator<(const Workload& o) const { return key() < o.key(); }
   bool operator==(const Workload& o) const { return key() == o.key(); }

@@ -11,6 +11,7 @@
 #include "agent/detection_sink.h"
 #include "agent/external_url.h"
 #include "agent/history_sink.h"
+#include "agent/maintenance.h"
 #include "agent/published_families.h"
 #include "agent/query_setup.h"
 #include "agent/remote_write_sink.h"
@@ -20,9 +21,9 @@
 #include "alerting/alerting_service.h"
 #include "detect/detection.h"
 #include "http/http_server.h"
+#include "http/web_config.h"
 #include "http/web_ui.h"
 #include "scrape/scraper.h"
-#include "http/web_config.h"
 #include "slo/slo_api.h"
 #include "slo/slo_sink.h"
 #include "slo/spec_files.h"
@@ -183,7 +184,7 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   sinks.push_back(std::make_shared<DetectionSink>(detection_, alerts_, slo_conditions));
   accounting_ = std::make_shared<AccountingSink>(
       accounting::LedgerOptions{options_.accounting, options_.accounting_max_workloads,
-                                options_.accounting_workload_expiry},
+                                options_.accounting_workload_expiry, silenced_gpus(alerts_)},
       history_);
   sinks.push_back(accounting_);
   published->set_accounting([accounting = std::weak_ptr<AccountingSink>(accounting_)] {

@@ -75,6 +75,13 @@ AlertingService::AlertingService(AlertingOptions options, std::function<std::int
 
 AlertingService::~AlertingService() = default;
 
+bool AlertingService::silenced(const LabelSet& labels, std::int64_t now_ms) const {
+  LabelSet alert = options_.engine.extra_labels;
+  if (!options_.engine.hostname.empty()) alert["hostname"] = options_.engine.hostname;
+  for (const auto& [name, value] : labels) alert[name] = value;
+  return silences_->silenced(alert, now_ms);
+}
+
 void AlertingService::evaluate(std::span<const Condition> conditions, std::int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
   const auto changed = engine_.evaluate(conditions, now_ms);

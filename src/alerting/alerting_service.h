@@ -56,6 +56,9 @@ class AlertingService {
   void evaluate(std::span<const Condition> conditions, std::int64_t now_ms);
 
   std::vector<Alert> alerts() const { return engine_.alerts(); }
+  // Whether an active silence selects an alert with these labels (plus the hostname and extra labels every
+  // alert gets) at now_ms: a silence of a GPU's labels is its maintenance window. Thread-safe.
+  bool silenced(const LabelSet& labels, std::int64_t now_ms) const;
   std::vector<HttpRoute> routes();
   void append_metrics(std::string& out, ExpositionFormat format) const;
   // The same families, for the agent's one list of what it serves and stores. Thread-safe.

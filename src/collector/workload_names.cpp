@@ -46,8 +46,10 @@ void add_workload_names(const HostSnapshot& host, Snapshot& snap) {
         p.container = pods[0].container;
       }
       if (host.workloads) {
-        if (const auto it = host.workloads->find(p.pid); it != host.workloads->end())
+        if (const auto it = host.workloads->find(p.pid); it != host.workloads->end()) {
           p.slurm_job = it->second.slurm_job;
+          p.slurm_account = it->second.slurm_account;
+        }
       }
       if (p.slurm_job.empty() && jobs.size() == 1) p.slurm_job = jobs[0].slurm_job;
     }

@@ -13,7 +13,7 @@ namespace gpuwatch {
 // `team`. Rules are tried in the order given; the first that matches wins.
 struct TeamRule {
   std::string team;
-  std::string kind;  // "namespace", "user", "job", "pod"
+  std::string kind;  // "namespace", "user", "job", "slurm_account", "pod"
   std::string value;
   bool operator==(const TeamRule&) const = default;
 };

@@ -68,7 +68,8 @@ std::string show_prices(const AgentOptions& o) {
 std::optional<std::string> apply_teams(AgentOptions& o, std::string_view v) {
   std::vector<TeamRule> rules;
   constexpr const char* kExpected =
-      "expected TEAM=KIND:VALUE,... per team, teams separated by ';' (KIND: namespace, user, job or pod), "
+      "expected TEAM=KIND:VALUE,... per team, teams separated by ';' (KIND: namespace, user, job, "
+      "slurm_account or pod), "
       "e.g. research=namespace:research,user:carol;hpc=job:4242";
   for (auto team : split(v, ';')) {
     if (team.empty()) continue;
@@ -80,7 +81,9 @@ std::optional<std::string> apply_teams(AgentOptions& o, std::string_view v) {
       if (colon == std::string_view::npos) return kExpected;
       const std::string kind(trim(member.substr(0, colon)));
       const std::string value(trim(member.substr(colon + 1)));
-      if ((kind != "namespace" && kind != "user" && kind != "job" && kind != "pod") || value.empty())
+      if ((kind != "namespace" && kind != "user" && kind != "job" && kind != "slurm_account" &&
+           kind != "pod") ||
+          value.empty())
         return kExpected;
       rules.push_back({name, kind, value});
     }
@@ -159,11 +162,11 @@ std::vector<OptionSpec> workload_options() {
                    return std::nullopt;
                  },
                  [](const AgentOptions& o) { return show_number(o.accounting.energy_price_per_kwh); }});
-  out.push_back(
-      {"teams", "TEAM=KIND:VALUE,...;...",
-       "Which team a workload belongs to, by namespace, user, job or pod; the first rule that matches "
-       "wins",
-       true, apply_teams, show_teams});
+  out.push_back({"teams", "TEAM=KIND:VALUE,...;...",
+                 "Which team a workload belongs to, by namespace, user, job, slurm_account (the job's Slurm "
+                 "account) or "
+                 "pod; the first rule that matches wins",
+                 true, apply_teams, show_teams});
   out.push_back(count_option({"accounting_max_workloads",
                               "Workloads with their own accounting counters; more are summed as \"other\""},
                              &AgentOptions::accounting_max_workloads,

@@ -90,6 +90,7 @@ struct ProcessSample {
   std::string pod;
   std::string container;
   std::string slurm_job;
+  std::string slurm_account;  // the Slurm account of its job (its environment's SLURM_JOB_ACCOUNT), for teams
 };
 
 // Who a GPU (or MIG instance) is allocated to, whether or not anything runs on it: a pod's container (the

@@ -103,6 +103,49 @@ TEST(Ledger, SplitsASharedGpuAndSkipsLongGaps) {
   }
 }
 
+TEST(Ledger, TeamsBySlurmAccount) {
+  auto o = options();
+  o.settings.teams.insert(o.settings.teams.begin(), {"hpc", "slurm_account", "physics"});
+  Ledger ledger(o);
+  auto d = gpu(0, 0.5);
+  auto job = process(1, "dave");
+  job.slurm_job = "77";
+  job.slurm_account = "physics";
+  auto unread = process(2, "dave");  // the same job, its environment not readable: the job keeps its account
+  unread.slurm_job = "77";
+  auto other = process(3, "erin");
+  other.slurm_job = "78";
+  other.slurm_account = "chemistry";
+  d.processes = {unread, job, other};
+  ledger.add(at(0, {d}));
+  ledger.add(at(60'000, {d}));
+  ASSERT_EQ(ledger.workloads().size(), 2u);
+  for (const auto& [w, t] : ledger.workloads()) {
+    EXPECT_EQ(w.team, w.slurm_job == "77" ? "hpc" : "") << w.slurm_job;
+    EXPECT_EQ(t.active.seconds, 30) << w.slurm_job;
+  }
+}
+
+TEST(Ledger, ChargesMaintenanceAsUnavailable) {
+  auto o = options();
+  // GPU-1 is in maintenance from minute 1 to minute 3, whatever it reads.
+  o.in_maintenance = [](const DeviceIdentity& id, std::int64_t now_ms) {
+    return id.uuid == "GPU-1" && now_ms >= 60'000 && now_ms < 180'000;
+  };
+  Ledger ledger(o);
+  auto busy = gpu(1, 0.9);
+  busy.processes = {process(1, "alice")};
+  for (std::int64_t t = 0; t <= 240'000; t += 60'000) ledger.add(at(t, {busy, gpu(2, 0.9)}));
+  const auto& g1 = ledger.gpus().at("GPU-1").totals;
+  EXPECT_EQ(g1[kActive].seconds, 120);
+  EXPECT_EQ(g1[kUnavailable].seconds, 120);
+  EXPECT_EQ(g1[kUnavailable].cost, 120 / 3600.0 * 4.0);
+  EXPECT_EQ(ledger.gpus().at("GPU-2").totals[kActive].seconds, 240);
+  // Maintenance time is nobody's: alice is charged only the active minutes.
+  ASSERT_EQ(ledger.workloads().size(), 1u);
+  EXPECT_EQ(ledger.workloads().begin()->second.active.seconds, 120);
+}
+
 TEST(Ledger, ChargesTheTimeOfSnapshotsItsQueueDropped) {
   Ledger ledger(options());
   ledger.add(at(0, {gpu(0, 0.5)}));

@@ -36,7 +36,7 @@ TEST(WorkloadNames, PodsFromTheKubeletJobsFromCgroupsAndTheMapping) {
                        {"nvidia.com/gpu", "GPU-e::1", "vision", "nb-2", "jupyter"}};
   host.pod_resources = pods;
   host.workloads = std::make_shared<const std::map<unsigned, procfs::Workload>>(
-      std::map<unsigned, procfs::Workload>{{300, {"", "", "4242"}}});
+      std::map<unsigned, procfs::Workload>{{300, {"", "", "4242", "physics"}}});
   host.hpc_jobs = std::make_shared<const hpc_jobs::JobMapping>(hpc_jobs::JobMapping{{"3", {"9001"}}});
 
   add_workload_names(host, snap);
@@ -49,6 +49,7 @@ TEST(WorkloadNames, PodsFromTheKubeletJobsFromCgroupsAndTheMapping) {
   ASSERT_EQ(snap.devices[1].holders.size(), 1u);
   EXPECT_EQ(snap.devices[1].holders[0].pod, "eval-0");
   EXPECT_EQ(snap.devices[2].processes[0].slurm_job, "4242");
+  EXPECT_EQ(snap.devices[2].processes[0].slurm_account, "physics");
   EXPECT_EQ(snap.devices[2].processes[0].pod, "");
   EXPECT_EQ(snap.devices[3].processes[0].slurm_job, "9001");
   ASSERT_EQ(snap.devices[3].holders.size(), 1u);

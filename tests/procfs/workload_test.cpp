@@ -68,5 +68,33 @@ TEST(Workload, ReadsTheProcessCgroupFile) {
   EXPECT_FALSE(read_workload(proc.path(), 4243)) << "gone";
 }
 
+TEST(Workload, ReadsTheSlurmAccountFromTheProcessEnvironment) {
+  test::TempDir proc;
+  const std::filesystem::path root(proc.path());
+  std::filesystem::create_directories(root / "500");
+  std::filesystem::create_directories(root / "501");
+  std::ofstream(root / "500/cgroup") << "0::/system.slice/slurmstepd.scope/job_77/step_0/user/task_0\n";
+  const std::string environ("PATH=/usr/bin\0SLURM_JOB_ID=77\0SLURM_JOB_ACCOUNT=physics\0HOME=/home/carol\0",
+                            73);
+  std::ofstream(root / "500/environ", std::ios::binary) << environ;
+  std::ofstream(root / "501/cgroup")
+      << "0::/user.slice/user-1000.slice/session-1.scope\n";  // no environ readable
+  const auto w = read_workload(proc.path(), 500);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->slurm_job, "77");
+  EXPECT_EQ(w->slurm_account, "physics");
+  const auto none = read_workload(proc.path(), 501);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->slurm_account, "");
+}
+
+TEST(Workload, FindsTheAccountAnywhereInTheEnvironmentAndNoLookalike) {
+  using namespace std::string_literals;
+  EXPECT_EQ(slurm_account_from_environ("SLURM_JOB_ACCOUNT=hpc"s), "hpc");  // last entry, no trailing NUL
+  EXPECT_EQ(slurm_account_from_environ("A=1\0SLURM_JOB_ACCOUNT=\0B=2\0"s), "");
+  EXPECT_EQ(slurm_account_from_environ("MY_SLURM_JOB_ACCOUNT=x\0SLURM_JOB_ACCOUNTS=y\0"s), "");
+  EXPECT_EQ(slurm_account_from_environ(""), "");
+}
+
 }  // namespace
 }  // namespace gpuwatch::procfs

@@ -28,8 +28,8 @@ std::shared_ptr<Snapshot> node() {
   auto host = std::make_shared<HostSnapshot>();
   auto workloads = std::make_shared<std::map<unsigned, procfs::Workload>>();
   const auto& processes = snap->devices.at(0).processes;
-  (*workloads)[processes.at(0).pid] = {"", "", "4242"};
-  (*workloads)[processes.at(1).pid] = {"containerd://abc123", "1b2c3d4e-0000-1111-2222-333344445555", ""};
+  (*workloads)[processes.at(0).pid] = {"", "", "4242", ""};
+  (*workloads)[processes.at(1).pid] = {"containerd://abc123", "1b2c3d4e-0000-1111-2222-333344445555", "", ""};
   host->workloads = workloads;
   snap->host = host;
   return snap;

@@ -72,7 +72,7 @@ ProcessSample read_process(const json& p, std::map<unsigned, procfs::Workload>& 
   out.uid = optional_number<unsigned>(p, "uid");
   out.user = text(p, "user");
   out.command = text(p, "command");
-  procfs::Workload w{text(p, "container_id"), text(p, "pod_uid"), text(p, "slurm_job")};
+  procfs::Workload w{text(p, "container_id"), text(p, "pod_uid"), text(p, "slurm_job"), ""};
   if (!w.empty()) workloads[out.pid] = std::move(w);
   return out;
 }

@@ -62,10 +62,26 @@ Workload workload_from_cgroup(std::string_view cgroup_text) {
   return {};
 }
 
+std::string slurm_account_from_environ(std::string_view environ_text) {
+  constexpr std::string_view kName = "SLURM_JOB_ACCOUNT=";
+  while (!environ_text.empty()) {
+    const auto end = environ_text.find('\0');
+    const auto entry = environ_text.substr(0, end);
+    if (entry.starts_with(kName)) return std::string(entry.substr(kName.size()));
+    if (end == std::string_view::npos) break;
+    environ_text.remove_prefix(end + 1);
+  }
+  return "";
+}
+
 std::optional<Workload> read_workload(const std::string& proc_root, unsigned pid) {
-  const auto text = kernel::read_sysfs_file(proc_root + "/" + std::to_string(pid) + "/cgroup");
+  const std::string dir = proc_root + "/" + std::to_string(pid);
+  const auto text = kernel::read_sysfs_file(dir + "/cgroup");
   if (!text) return std::nullopt;
-  return workload_from_cgroup(*text);
+  Workload w = workload_from_cgroup(*text);
+  if (const auto env = kernel::read_sysfs_file(dir + "/environ"))
+    w.slurm_account = slurm_account_from_environ(*env);
+  return w;
 }
 
 }  // namespace gpuwatch::procfs
