@@ -1,7 +1,7 @@
 // What top's drawing loop sleeps on, so that it wakes for a reason and not on a timer: a new frame (a source
 // calls notify() from its own thread), a key, SIGINT/SIGTERM/SIGHUP (blocked by the SignalWaiter and seen
 // here through a signalfd, left pending for it to take), a terminal resize (ncurses's SIGWINCH ends the wait)
-// or the time given. Polling ten times a second cost more than drawing a frame.
+// or the time given, instead of waking ten times a second to look.
 #pragma once
 
 #include <chrono>
