@@ -48,10 +48,13 @@ demo: build
 run: build
 	$(BUILD)/gpuwatch agent --listen $(DEMO_LISTEN)
 
+# NVTOP=/path/to/nvtop (built from its source; no Debian package) puts `gpuwatch top` beside nvtop; without it
+# top is measured alone and the script says so.
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)
+	@NVTOP="$(NVTOP)" bench/top_vs_nvtop.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `gpuwatch top` beside nvtop on the same simulated node, in one run: both draw the same 8 simulated H200 with
 # 80 processes (scenarios/bench-8xh200.yaml, libnvml-sim answering both) in their own detached tmux session of
-# the same size, at the same refresh interval, at the same time. After a warm-up, each one's CPU time
-# (utime+stime from /proc/PID/stat) over the window, per refresh, and its memory (VmRSS, VmHWM). A third
+# the same size, at the same refresh interval, at the same time. After a warm-up, each one's CPU time over the
+# window (its threads' run time from /proc/PID/task/*/schedstat, in nanoseconds: the 10 ms clock ticks of
+# /proc/PID/stat are too coarse for a few milliseconds a refresh), per refresh, and its memory (VmRSS, VmHWM, and RssAnon:
+# the part that is the program's own, not pages of the shared libraries it maps). A third
 # session runs `top --url` on an agent of the same node: the cost of drawing alone.
 #   bench/top_vs_nvtop.sh BUILD_DIR        NVTOP=/path/to/nvtop (built from github.com/Syllo/nvtop; nvtop is no
 #                                          Debian package) adds the peer; without it only top is measured.
@@ -57,7 +59,7 @@ fi
 pid_of() { # the program tmux runs in session $1 (its pane's process, after env exec'd it)
   tmux_ list-panes -t "$1" -F '#{pane_pid}'
 }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ns += $1} END {printf "%d", ns}'; }
 status_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 sleep 5  # warm-up: libraries loaded, first frames drawn
@@ -66,22 +68,22 @@ sessions=(top top_url)
 declare -A pid start
 for s in "${sessions[@]}"; do
   pid[$s]=$(pid_of "$s")
-  start[$s]=$(cpu_ticks "${pid[$s]}")
+  start[$s]=$(cpu_ns "${pid[$s]}")
 done
 for s in "${sessions[@]}"; do echo "top-bench: $s is pid ${pid[$s]} ($(cat /proc/${pid[$s]}/comm))"; done
 sleep "$seconds"
-hz=$(getconf CLK_TCK)
 refreshes=$((seconds * 1000 / interval_ms))
 json="{\"seconds\": $seconds, \"interval_ms\": $interval_ms, \"size\": \"$size\", \"scenario\": \"bench-8xh200\", \"programs\": {"
-table="| program | CPU per refresh | CPU share | VmRSS | VmHWM |\n| --- | ---: | ---: | ---: | ---: |\n"
+table="| program | CPU per refresh | CPU share | VmRSS | VmHWM | RssAnon |\n| --- | ---: | ---: | ---: | ---: | ---: |\n"
 first=1
 for s in "${sessions[@]}"; do
   p=${pid[$s]}
-  used=$(( $(cpu_ticks "$p") - ${start[$s]} ))
+  used=$(( $(cpu_ns "$p") - ${start[$s]} ))
   rss=$(status_kib "$p" VmRSS)
   hwm=$(status_kib "$p" VmHWM)
-  per_refresh_ms=$(awk -v t="$used" -v hz="$hz" -v n="$refreshes" 'BEGIN {printf "%.2f", t * 1000 / hz / n}')
-  share=$(awk -v t="$used" -v hz="$hz" -v s="$seconds" 'BEGIN {printf "%.2f", 100 * t / hz / s}')
+  anon=$(status_kib "$p" RssAnon)
+  per_refresh_ms=$(awk -v t="$used" -v n="$refreshes" 'BEGIN {printf "%.3f", t / 1e6 / n}')
+  share=$(awk -v t="$used" -v s="$seconds" 'BEGIN {printf "%.2f", 100 * t / 1e9 / s}')
   case $s in
     top) name="gpuwatch top (reads the GPUs)" ;;
     top_url) name="gpuwatch top --url (draws an agent's readings)" ;;
@@ -89,8 +91,8 @@ for s in "${sessions[@]}"; do
   esac
   [ $first -eq 1 ] || json+=", "
   first=0
-  json+="\"$s\": {\"cpu_ms_per_refresh\": $per_refresh_ms, \"cpu_percent\": $share, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm}"
-  table+="| $name | $per_refresh_ms ms | $share % | $((rss / 1024)) MiB | $((hwm / 1024)) MiB |\n"
+  json+="\"$s\": {\"cpu_ms_per_refresh\": $per_refresh_ms, \"cpu_percent\": $share, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm, \"rssanon_kib\": $anon}"
+  table+="| $name | $per_refresh_ms ms | $share % | $((rss / 1024)) MiB | $((hwm / 1024)) MiB | $((anon / 1024)) MiB |\n"
 done
 json+="}}"
 mkdir -p bench/results
