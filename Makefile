@@ -52,6 +52,7 @@ bench: build
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)
+	@bench/slo/run.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build
