@@ -53,6 +53,7 @@ bench: build
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)
 	@bench/slo/run.sh $(BUILD)
+	@bench/slo/fault_to_page.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build

@@ -17,16 +17,17 @@
 set -euo pipefail
 
 build=${1:-build}
-[ -d "$build" ] || { echo "fault_to_page: no build directory $build" >&2; exit 1; }
+die() { echo "fault_to_page: $*" >&2; exit 1; }
+[ -d "$build" ] || die "no build directory $build"
 build=$(cd "$build" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 results="$here/../results"
 port_base=${SLO_BENCH_PORT_BASE:-19580}
 gpuwatch="$build/gpuwatch"
 for tool in prometheus prometheus-alertmanager curl python3; do
-  command -v "$tool" >/dev/null || { echo "fault_to_page: $tool is not installed" >&2; exit 1; }
+  command -v "$tool" >/dev/null || die "$tool is not installed"
 done
-[ -x "$gpuwatch" ] || { echo "fault_to_page: $gpuwatch is missing: run make build" >&2; exit 1; }
+[ -x "$gpuwatch" ] || die "$gpuwatch is missing: run make build"
 
 # shellcheck source=bench/bench_lib.sh
 source "$here/../bench_lib.sh"  # $work, $pids, stopped and removed on exit
@@ -105,15 +106,10 @@ route: {receiver: none}
 receivers: [{name: none}]
 YAML
 
-wait_ready() {
-  for _ in $(seq 1 150); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
-  echo "fault_to_page: $1 did not answer" >&2; exit 1
-}
-
 prometheus-alertmanager --config.file="$work/alertmanager.yml" --storage.path="$work/am" \
   --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= --log.level=warn 2>"$work/am.log" &
 pids+=($!)
-wait_ready "http://127.0.0.1:$am_port/-/ready"
+wait_ready "http://127.0.0.1:$am_port/-/ready" $!
 
 # Scenario time 0 a few seconds from now, so that every process is up before the traffic's first minute ends.
 epoch=$(python3 -c 'import time; print(f"{time.time() + 5:.3f}")')
@@ -125,17 +121,15 @@ for interval in 15 5; do
   "$gpuwatch" agent --config "$work/agent-${interval}s.yaml" --listen "127.0.0.1:${!port_var}" \
     2>"$work/agent-${interval}s.log" &
   pids+=($!)
+  wait_ready "http://127.0.0.1:${!port_var}/readyz" $!
 done
-wait_ready "http://127.0.0.1:$agent15_port/readyz"
-wait_ready "http://127.0.0.1:$agent5_port/readyz"
 for interval in 15 30; do
   port_var="prom${interval}_port"
   prometheus --config.file="$work/prometheus-${interval}s.yml" --storage.tsdb.path="$work/prom-${interval}s" \
     --web.listen-address="127.0.0.1:${!port_var}" --log.level=warn 2>"$work/prom-${interval}s.log" &
   pids+=($!)
+  wait_ready "http://127.0.0.1:${!port_var}/-/ready" $!
 done
-wait_ready "http://127.0.0.1:$prom15_port/-/ready"
-wait_ready "http://127.0.0.1:$prom30_port/-/ready"
 
 mkdir -p "$results"
 python3 - "$am_port" "$epoch" "$results" <<'PY'

@@ -57,8 +57,8 @@ std::optional<CalendarPeriod> parse_calendar_duration(std::string_view text) {
 
 std::string describe(const CalendarPeriod& p) {
   static constexpr char kUnits[] = {'m', 'h', 'd', 'w', 'M', 'Q', 'Y'};
-  return "calendar " + std::to_string(p.count) + kUnits[static_cast<int>(p.unit)] + " from " + p.start_time +
-         " " + p.time_zone;
+  return "calendar " + std::to_string(p.count) + kUnits[static_cast<int>(p.unit)] +
+         (p.start_time.empty() ? "" : " from " + p.start_time) + " " + p.time_zone;
 }
 
 std::chrono::milliseconds nominal_length(const CalendarPeriod& p) {
@@ -85,6 +85,8 @@ CalendarClock::CalendarClock(const CalendarPeriod& period) : period_(period) {
     throw std::invalid_argument("unknown time zone \"" + period_.time_zone +
                                 "\" (an IANA name such as UTC or Europe/Berlin)");
   std::string civil = period_.start_time;
+  if (civil.empty())
+    civil = period_.unit == CalendarUnit::kWeek ? "1970-01-05 00:00:00" : "1970-01-01 00:00:00";
   if (civil.size() > 10 && civil[10] == ' ') civil[10] = 'T';
   if (!absl::ParseCivilTime(civil, &start_))
     throw std::invalid_argument("startTime \"" + period_.start_time + "\": expected YYYY-MM-DD hh:mm:ss");

@@ -2,8 +2,8 @@
 // resets at each period's start, a civil time in the spec's time zone (UTC unless it names one), counted in
 // whole periods from the calendar's startTime. So "1M" from 2026-01-01 00:00:00 Europe/Berlin starts every
 // month at local midnight of the 1st, whatever the month's length or a DST change. Without a startTime the
-// periods count from 1970-01-05 00:00:00, a Monday: days start at midnight, weeks on Monday, months on the
-// 1st, quarters in January, April, July and October, years on 1 January.
+// periods count from 1970-01-01 00:00:00 (weeks from Monday 1970-01-05): days start at midnight, weeks on
+// Monday, months on the 1st, quarters in January, April, July and October, years on 1 January.
 #pragma once
 
 #include <chrono>
@@ -22,8 +22,8 @@ enum class CalendarUnit { kMinute, kHour, kDay, kWeek, kMonth, kQuarter, kYear }
 struct CalendarPeriod {
   int count = 1;
   CalendarUnit unit = CalendarUnit::kMonth;
-  std::string time_zone = "UTC";                   // an IANA name (tzdata)
-  std::string start_time = "1970-01-05 00:00:00";  // civil time in time_zone
+  std::string time_zone = "UTC";  // an IANA name (tzdata)
+  std::string start_time;         // civil time in time_zone; "" for the calendar's own (above)
 };
 
 // OpenSLO's duration with its calendar units: 1m, 2h, 1d, 1w, 1M, 1Q, 1Y; nullopt when it is none of them.

@@ -16,8 +16,7 @@ std::int64_t utc_ms(int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {
   return absl::ToUnixMillis(absl::FromCivil(absl::CivilSecond(y, mo, d, h, mi, s), absl::UTCTimeZone()));
 }
 
-CalendarPeriod period(std::string_view duration, std::string zone = "UTC",
-                      std::string start = "1970-01-05 00:00:00") {
+CalendarPeriod period(std::string_view duration, std::string zone = "UTC", std::string start = "") {
   auto p = parse_calendar_duration(duration);
   EXPECT_TRUE(p.has_value()) << duration;
   p->time_zone = std::move(zone);

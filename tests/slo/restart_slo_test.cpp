@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "../cli/run_process.h"
+#include "agent_json.h"
 #include "sim_support.h"
 
 namespace gpuwatch {
@@ -34,17 +35,9 @@ std::int64_t now_ns() {
       .count();
 }
 
-json get(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_read_timeout(5, 0);
-  const auto r = client.Get(path);
-  if (!r || r->status != 200) return json();
-  return json::parse(r->body, nullptr, false);
-}
-
 // The agent's SLO, or null before its first evaluation.
 json slo_of(int port) {
-  const json slos = get(port, "/api/v1/slos");
+  const json slos = test::get_json(port, "/api/v1/slos");
   if (!slos.is_object() || slos["data"].empty()) return json();
   return slos["data"][0];
 }

@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "mistral_availability.h"
 #include "slo/slo_engine.h"
 #include "slo/slo_families.h"
 #include "slo/spec_files.h"
@@ -12,16 +13,7 @@
 namespace gpuwatch::slo {
 namespace {
 
-const char* kSpec = R"(version: "prometheus/v1"
-service: "mistral"
-slos:
-  - name: "availability"
-    objective: 99
-    sli:
-      events:
-        error_query: sum(rate(nv_inference_request_failure{model="mistral"}[{{.window}}]))
-        total_query: sum(rate(nv_inference_request_success{model="mistral"}[{{.window}}])) + sum(rate(nv_inference_request_failure{model="mistral"}[{{.window}}]))
-)";
+const char* const kSpec = test::kMistralAvailability;
 
 // The history as the store keeps scrapes: each series with its samples at their own times.
 class StoredScrapes final : public SeriesSource {
