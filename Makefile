@@ -55,6 +55,8 @@ bench: build
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)
 	@NVTOP="$(NVTOP)" bench/top_vs_nvtop.sh $(BUILD)
+	@bench/slo/run.sh $(BUILD)
+	@bench/slo/fault_to_page.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build

@@ -176,8 +176,8 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   if (!options_.slo_files.empty()) {
     slos_ = std::make_shared<slo::SloEngine>(load_slos(options_.slo_files));
     slo_conditions = std::make_shared<slo::SloConditions>();
-    sinks.push_back(std::make_shared<slo::SloSink>(slos_, slo_conditions,
-                                                   [alerts = alerts_] { return alerts->alerts(); }));
+    sinks.push_back(std::make_shared<slo::SloSink>(
+        slos_, slo_conditions, [alerts = alerts_] { return alerts->alerts(); }, history_));
     slo_routes.push_back(slo::slos_route(slos_));
     spdlog::info("evaluating {} SLO(s) from {}", slos_->specs().size(), options_.slo_files);
   }
