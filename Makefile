@@ -48,10 +48,13 @@ demo: build
 run: build
 	$(BUILD)/gpuwatch agent --listen $(DEMO_LISTEN)
 
+# Collection, serving and memory beside node_exporter, time to alert, the web dashboards, and remote write
+# beside Prometheus in agent mode (an hour's outage queued, its catch-up, a minute of live forwarding).
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)
+	@bench/remote_write.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build
