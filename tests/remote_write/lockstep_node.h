@@ -33,6 +33,14 @@ devices:
     workload: {utilization: {value: 30, periodic: {period: 5m, amplitude: 25}}, memory: 10GiB}
 )";
 
+// A receiver with every setting at its default.
+inline RemoteWriteTarget target(const std::string& name, const std::string& url) {
+  RemoteWriteTarget t;
+  t.name = name;
+  t.url = url;
+  return t;
+}
+
 struct LockstepNodeOptions {
   double step_s = 2;
   std::string scenario = kRemoteWriteScenario;

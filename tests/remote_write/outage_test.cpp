@@ -14,13 +14,6 @@
 namespace gpuwatch::test {
 namespace {
 
-RemoteWriteTarget target(const std::string& name, const std::string& url) {
-  RemoteWriteTarget t;
-  t.name = name;
-  t.url = url;
-  return t;
-}
-
 TEST(RemoteWriteOutage, ReceiversStoppedForTenMinutesOfScenarioTimeGetEverySampleInOrder) {
   auto prometheus = make_prometheus_receiver();
   auto victoria = make_victoria_metrics_receiver();

@@ -18,13 +18,6 @@
 namespace gpuwatch::test {
 namespace {
 
-RemoteWriteTarget target(const std::string& name, const std::string& url) {
-  RemoteWriteTarget t;
-  t.name = name;
-  t.url = url;
-  return t;
-}
-
 // A model server's /metrics on loopback: a counter that grows with each scrape and a gauge the test can
 // take away (the service stops exporting it), which the scraper then marks stale.
 class Service {
