@@ -50,6 +50,8 @@ run: build
 
 # NVTOP=/path/to/nvtop (built from its source; no Debian package) puts `gpuwatch top` beside nvtop; without it
 # top is measured alone and the script says so.
+# Collection, serving and memory beside node_exporter, time to alert, the web dashboards, and remote write
+# beside Prometheus in agent mode (an hour's outage queued, its catch-up, a minute of live forwarding).
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
@@ -57,6 +59,7 @@ bench: build
 	@NVTOP="$(NVTOP)" bench/top_vs_nvtop.sh $(BUILD)
 	@bench/slo/run.sh $(BUILD)
 	@bench/slo/fault_to_page.sh $(BUILD)
+	@bench/remote_write.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build

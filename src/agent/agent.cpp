@@ -196,8 +196,9 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
       // The labels the agent's query API gives its series: a receiver holds the same series.
       const Labels target{{"instance", reachable_address(listener_->address, options_.hostname)},
                           {"job", std::string(kQueryJob)}};
-      sinks.push_back(
-          std::make_shared<RemoteWriteSink>(targets, options_.data_dir + "/remote-write", published, target));
+      sinks.push_back(std::make_shared<RemoteWriteSink>(targets, options_.data_dir + "/remote-write",
+                                                        published, target,
+                                                        options_.store_max_process_series));
     } catch (const std::exception& e) {
       // A failing part degrades only itself: the agent samples, stores and alerts without remote write.
       spdlog::error("remote write is off: {}", e.what());
