@@ -48,10 +48,10 @@ demo: build
 run: build
 	$(BUILD)/gpuwatch agent --listen $(DEMO_LISTEN)
 
-# NVTOP=/path/to/nvtop (built from its source; no Debian package) puts `gpuwatch top` beside nvtop; without it
-# top is measured alone and the script says so.
-# Collection, serving and memory beside node_exporter, time to alert, the web dashboards, and remote write
-# beside Prometheus in agent mode (an hour's outage queued, its catch-up, a minute of live forwarding).
+# Collection, serving and memory beside node_exporter, time to alert, the web dashboards, `gpuwatch top` beside
+# nvtop, the SLO engine and fault-to-page beside Prometheus rules, and remote write beside Prometheus in agent
+# mode. NVTOP=/path/to/nvtop (built from its source; no Debian package) puts top beside nvtop; without it top is
+# measured alone and the script says so.
 bench: build
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
