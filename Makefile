@@ -49,6 +49,7 @@ run: build
 	$(BUILD)/gpuwatch agent --listen $(DEMO_LISTEN)
 
 bench: build
+	@bench/oneshot.sh $(BUILD)
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)

@@ -103,6 +103,8 @@ while [ $(($(date +%s) - start)) -lt "$rss_seconds" ]; do
   sleep 0.5
 done
 agent_ticks=$(curl -fsS --max-time 2 "http://127.0.0.1:$rss_port/metrics" | awk '$1 == "gpuwatch_ticks_total" {print $2}')
+# Where each MiB goes (heap, arenas, stacks, the binary, each shared library), from the agent's smaps.
+python3 "$here/rss_split.py" "$agent" >"$results/rss-split.json"
 cat >"$results/rss.json" <<JSON
 {"benchmark": "agent_rss", "wall_seconds": $rss_seconds, "time_scale": 10, "interval_s": 0.1,
  "agent_ticks": ${agent_ticks:-0}, "scrapes": $scrapes,
