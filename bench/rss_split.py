@@ -18,11 +18,14 @@ def mappings(pid):
         for line in f:
             fields = line.split()
             if not fields[0].endswith(":"):  # "start-end perms offset dev inode [path]" opens a mapping
+                if current:
+                    yield current
                 start, end = (int(x, 16) for x in fields[0].split("-"))
                 current = {"kib": (end - start) // 1024, "path": fields[5] if len(fields) > 5 else "", "rss": 0}
-                yield current
             elif fields[0] == "Rss:":
                 current["rss"] = int(fields[1])
+    if current:
+        yield current
 
 
 def main():

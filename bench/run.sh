@@ -69,6 +69,16 @@ if command -v perf >/dev/null && perf record -q -o "$work/probe.perf" true >/dev
     >"$work/collect-profiled.json" 2>/dev/null
   perf script -i "$work/collect.perf" -F comm,tid,ip,sym,dso 2>/dev/null |
     python3 "$here/cpu_split.py" "$results/collect.json" >"$results/collect-cpu-split.json"
+  # The 10 ms run too: there the per-tick hand-off to the device workers weighs most.
+  if [ "$fast_ticks" -gt 0 ]; then
+    perf record -q -F 1999 --call-graph dwarf,16384 -o "$work/collect-10ms.perf" -- "$collect_bench" \
+      --nvml-library "$sim" --scenario "$scenario" --proc-root "$proc_root" --ticks "$fast_ticks" --interval-ms 10 \
+      >/dev/null 2>&1
+    perf script -i "$work/collect-10ms.perf" -F comm,tid,ip,sym,dso 2>/dev/null |
+      python3 "$here/cpu_split.py" "$results/collect-10ms.json" >"$results/collect-10ms-cpu-split.json"
+  else
+    rm -f "$results/collect-10ms-cpu-split.json"
+  fi
 else
   echo "(perf is not usable here: no CPU-sample split of the collection cost)"
   rm -f "$results/collect-cpu-split.json"

@@ -117,12 +117,15 @@ def main():
             if c["missed_reads"]:
                 md.append(f"\n{c['missed_reads']} device reads missed their deadline in the {label} run.")
 
-    split = load(results, "collect-cpu-split.json")
-    if split:
-        summary["collect_cpu_split"] = split
+    for name, key in (("collect-cpu-split.json", "collect_cpu_split"),
+                      ("collect-10ms-cpu-split.json", "collect_10ms_cpu_split")):
+        split = load(results, name)
+        if not split:
+            continue
+        summary[key] = split
         us = split["agent_us_per_gpu_tick"]
         top = ", ".join(f"{f['function'][:60]} {100 * f['share']:.1f}%" for f in split["agent_top_functions"][:5])
-        md += ["", f"By CPU samples (perf, {split['samples']} samples of the same 1 s run, profiled): "
+        md += ["", f"By CPU samples (perf, {split['samples']} samples of the same {split['interval_ms']} ms run, profiled): "
                    f"{100 * split['agent_share']:.1f}% outside NVML, i.e. agent's own {us:.1f} µs and NVML "
                    f"{split['nvml_us_per_gpu_tick']:.1f} µs per GPU per tick (target <= {AGENT_US_PER_GPU_TICK:g} µs: "
                    f"{verdict(us <= AGENT_US_PER_GPU_TICK)}). Largest agent shares of all samples: {top}."]
