@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # How the benchmarks run nvtop, the peer of `gpuwatch top` and of the one-shot commands, on the simulator:
 # nvtop is no Debian package, so its path comes from NVTOP (built from github.com/Syllo/nvtop); it loads
 # libnvml-sim as libnvidia-ml.so.1 from the build, and sees the same GPUs at the same moment as gpuwatch when
