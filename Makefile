@@ -53,6 +53,7 @@ run: build
 # mode. NVTOP=/path/to/nvtop (built from its source; no Debian package) puts top beside nvtop; without it top is
 # measured alone and the script says so.
 bench: build
+	@bench/oneshot.sh $(BUILD)
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)

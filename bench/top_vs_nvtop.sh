@@ -26,16 +26,12 @@ socket=$work/tmux.sock
 tmux_() { tmux -S "$socket" -f /dev/null -u "$@"; }
 trap 'tmux_ kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 
-if [ -z "${NVTOP:-}" ]; then
-  echo "top-bench: NVTOP is not set: measuring gpuwatch top alone. nvtop is not a Debian package; build it from"
-  echo "  its source (github.com/Syllo/nvtop, cmake -DNVIDIA_SUPPORT=ON) and pass NVTOP=/path/to/nvtop."
-elif [ ! -x "$NVTOP" ]; then
-  echo "top-bench: NVTOP=$NVTOP is not an executable" >&2
-  exit 1
-fi
+# shellcheck source=bench/nvtop_peer.sh
+source "$(dirname "$0")/nvtop_peer.sh"
+nvtop_peer_check top-bench || true
 
 # Both load libnvml-sim as libnvidia-ml.so.1 and see the same GPUs at the same moment (same epoch).
-sim_env="LANG=C.UTF-8 GPUWATCH_SIM_SCENARIO=$scenario GPUWATCH_SIM_EPOCH=$(date +%s) GPUWATCH_SIM_MODE=scaled"
+sim_env=$(nvtop_sim_env "$sim_dir" "$scenario" "$(date +%s)")
 tmux_ new-session -d -s top -x "$cols" -y "$rows" \
   "env $sim_env $gpuwatch top --nvml-library $sim_dir/libnvidia-ml.so.1 --interval ${interval_ms}ms --kmsg ''"
 # top --url draws what an agent serves: its CPU is the drawing's alone (the agent reads the GPUs).
@@ -53,7 +49,7 @@ tmux_ new-session -d -s top_url -x "$cols" -y "$rows" \
 if [ -n "${NVTOP:-}" ]; then
   # nvtop's delay is in tenths of a second.
   tmux_ new-session -d -s nvtop -x "$cols" -y "$rows" \
-    "env $sim_env LD_LIBRARY_PATH=$sim_dir $NVTOP -d $((interval_ms / 100))"
+    "env $sim_env $NVTOP -d $((interval_ms / 100))"
 fi
 
 pid_of() { # the program tmux runs in session $1 (its pane's process, after env exec'd it)
