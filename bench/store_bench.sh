@@ -6,8 +6,8 @@
 #   2. parse speed of import (parse only, and import --dry-run end to end) and the codec's bytes/sample
 #   3. ingest + bytes/sample of the whole data dir: gpuwatch import, promtool tsdb create-blocks-from
 #      openmetrics, VictoriaMetrics /api/v1/import/prometheus (+ force_flush, force_merge)
-#   4. four range queries (a-c, and d: rate over a counter) through each one's HTTP API (/api/v1/query_range), medians of QREPS runs, the
-#      VictoriaMetrics cache off (-search.disableCache)
+#   4. four range queries through each one's HTTP API (/api/v1/query_range), medians of QREPS runs: a-c and d
+#      (rate over a counter), the VictoriaMetrics cache off (-search.disableCache)
 #   5. the second corpus: `gpuwatch sim export` of the incidents scenario (per-process series, GPM ratios),
 #      bytes/sample per class of series, and the agent's RSS holding it
 # Results: bench/results/store.json and store.md. Steps that need a part gpuwatch does not have yet (the store
