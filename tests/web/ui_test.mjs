@@ -243,3 +243,69 @@ describe("an agent whose history cannot be opened", () => {
     assert.equal(await page.locator('[data-panel="temperature"] .error').count(), 1);
   });
 });
+
+describe("an agent evaluating SLOs over the simulator's model servers", () => {
+  // scenarios/inference-slo-8xh200.yaml's servers, served by `gpuwatch sim serve` and found by the agent's
+  // discovery, with their SLOs; the scenario is 7.5 minutes in, so GPU5's TGI server is in its bad deploy
+  // (30 % of requests fail from minute 7) and its availability SLO burns.
+  const slosFile = () => join(process.env.GPUWATCH_SOURCE_DIR, "scenarios/inference-slo-8xh200.slos.yaml");
+  let agent;
+  let browser;
+  before(async () => {
+    agent = await startAgent({
+      scenario: join(process.env.GPUWATCH_SOURCE_DIR, "scenarios/inference-slo-8xh200.yaml"),
+      mode: "scaled",
+      services: true,
+      historySeconds: 450,
+      args: ["--slo-files", slosFile()],
+    });
+    browser = await startBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+  const slos = async () => (await (await fetch(`${agent.url}/api/v1/slos`)).json()).data;
+
+  test("executive: the SLO panel shows each SLO's budget, burn rates and state as the agent evaluates them", async () => {
+    // The burn shows once the agent has scraped the servers twice (a rate needs two samples).
+    let burning = null;
+    const deadline = Date.now() + 90_000;
+    while (!burning && Date.now() < deadline) {
+      burning = (await slos()).find((s) => s.slo === "mistral-gpu5-availability" && s.alertState === "page");
+      if (!burning) await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.ok(burning, "the bad deploy on GPU5 pages its SLO");
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const before = await slos();
+    await page.goto(`${agent.url}/?view=executive&range=24h`);
+    await page.waitForSelector("#slo-table tr.slo");
+    const after = await slos();
+
+    const rows = page.locator("#slo-table tr.slo");
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.slo));
+    assert.deepEqual([...shown].sort(), before.map((s) => s.slo).sort(), "a row per SLO the agent evaluates");
+    assert.match(await page.textContent("#slo-summary"), new RegExp(`^${before.length} SLOs, [1-9]\\d* paging`));
+    const row = page.locator('#slo-table tr.slo[data-slo="mistral-gpu5-availability"]');
+    assert.match(await row.locator(".state").textContent(), /^page$/);
+    assert.match(await row.textContent(), /mistral-7b-instruct/);
+    assert.match(await row.textContent(), /99\.00 %/, "the objective");
+    // The figures are the API's: each row's state and 5m burn rate as the agent gave them around the load
+    // (where the two readings agree, as the burn moves between them).
+    for (const s of before) {
+      const a = after.find((x) => x.slo === s.slo);
+      const r = page.locator(`#slo-table tr.slo[data-slo="${s.slo}"]`);
+      if (a.alertState === s.alertState) assert.equal(await r.locator(".state").textContent(), s.alertState, s.slo);
+      const burn5m = Number((await r.locator("td.burn").first().textContent()).replace("×", ""));
+      const [lo, hi] = [Math.min(s.burnRate["5m"], a.burnRate["5m"]), Math.max(s.burnRate["5m"], a.burnRate["5m"])];
+      assert.ok(burn5m >= lo * 0.99 - 0.01 && burn5m <= hi * 1.01 + 0.01, `${s.slo}: 5m burn ${burn5m} within ${lo}..${hi}`);
+    }
+    // A page's budget: its bar and figure, burning (the 5m burn rate over the page threshold is marked).
+    assert.match(await row.locator(".budget-value").textContent(), /^-?\d+(\.\d)? %$/);
+    assert.equal(await row.locator("td.burn.page").first().count(), 1);
+    assert.ok(await row.locator(".cause").textContent(), "a page says its GPU cause, or that none was found");
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,8 +1,10 @@
 // Executive: what the GPUs did over days. Utilization and the share of idle GPUs, GPU-hours by workload,
 // and the cost and SLO budgets where the agent has them configured (else what to configure).
-import { api, query, queryRange } from "./api.js";
+import { api, query } from "./api.js";
+import { RangeCache } from "./range_cache.js";
 import { timeChart } from "./chart.js";
 import { esc, formatTime, formatValue } from "./format.js";
+import { sloPanel } from "./slo_panel.js";
 import { stepFor, timeWindow } from "./url_state.js";
 
 const EXEC_RANGES = ["24h", "7d", "30d"];
@@ -12,7 +14,51 @@ const IDLE_BELOW = 0.05;
 // them. Without any, GPU-hours are grouped by process name.
 const WORKLOAD_LABELS = ["namespace", "pod", "slurm_job", "container", "user", "process"];
 
-const scalar = (result) => (result.length ? Number(result[0].value[1]) : null);
+// The samples of the GPUs' utilization answered on earlier refreshes (steps on multiples of the step).
+const utilCache = new RangeCache();
+
+// The cluster's utilization and idle share per plot step and over the whole range, and the GPU-hours busy
+// and watched, from each GPU's utilization sampled every `sub` seconds.
+function utilization(samples, step, sub) {
+  const buckets = new Map(); // plot step -> [sum, idle, count]
+  let sum = 0;
+  let idle = 0;
+  let count = 0;
+  for (const s of samples) {
+    for (const [t, raw] of s.values) {
+      const v = Number(raw);
+      const b = Math.floor(t / step) * step;
+      const acc = buckets.get(b) ?? [0, 0, 0];
+      acc[0] += v;
+      acc[1] += v < IDLE_BELOW ? 1 : 0;
+      acc[2] += 1;
+      buckets.set(b, acc);
+      sum += v;
+      idle += v < IDLE_BELOW ? 1 : 0;
+      count += 1;
+    }
+  }
+  const times = [...buckets.keys()].sort((a, b) => a - b);
+  const series = (i) => [{ metric: {}, values: times.map((t) => [t, buckets.get(t)[i] / buckets.get(t)[2]]) }];
+  return {
+    util: count ? series(0) : [],
+    idle: count ? series(1) : [],
+    avgUtil: count ? sum / count : null,
+    idleShare: count ? idle / count : null,
+    busyHours: count ? (sum * sub) / 3600 : null,
+    seenHours: count ? (count * sub) / 3600 : null,
+  };
+}
+
+// GPU-hours of SM time by the workload label `by`, most first: the sums of `sub`-second samples.
+function workloadHours(result, by, sub) {
+  const hours = new Map();
+  for (const r of result) {
+    const name = r.metric[by] ?? "(none)";
+    hours.set(name, (hours.get(name) ?? 0) + (Number(r.value[1]) * sub) / 3600);
+  }
+  return [...hours].map(([name, h]) => ({ name, hours: h })).sort((a, b) => b.hours - a.hours);
+}
 
 // An optional API of a later feature: null when this agent does not serve it (404) or has nothing configured.
 async function optional(path, params) {
@@ -40,45 +86,36 @@ export const executiveView = {
     const range = EXEC_RANGES.includes(state.range) ? state.range : "7d";
     const [start, end] = timeWindow({ ...state, range }, "7d");
     const seconds = Math.round(end - start);
-    const step = stepFor(start, end, 300, ctx.interval);
-    // Subqueries sample at `sub`: fine enough to integrate, coarse enough for 30 days.
+    // Each GPU's utilization sampled at `sub`, fine enough to integrate and coarse enough for 30 days: every
+    // figure and both plots come from these samples, read once (and on later refreshes, only their tail).
     const sub = stepFor(start, end, 2000, ctx.interval);
+    // The plots' step: a whole number of samples, about 300 points.
+    const step = sub * Math.max(1, Math.round(stepFor(start, end, 300, ctx.interval) / sub));
     let historyError = null;
-    const labels = ctx.historyOff
-      ? []
-      : await api("/api/v1/labels", { params: { "match[]": "gpu_process_sm_utilization_ratio", start, end } })
-          .then((r) => r.data)
-          .catch(() => []);
-    const by = WORKLOAD_LABELS.find((l) => labels.includes(l)) ?? "process";
+    // GPU-hours by workload, grouped by every label that can name one: the most telling one present is
+    // chosen from the answer, with no separate question for the label names.
+    const byAll = `sum by (${WORKLOAD_LABELS.join(", ")}) (sum_over_time(gpu_process_sm_utilization_ratio[${seconds}s:${sub}s]))`;
     const history = ctx.historyOff
-      ? Promise.resolve([[], [], [], [], [], [], []])
-      : Promise.all([
-          queryRange(`avg(avg_over_time(gpu_utilization_ratio[${step}s]))`, start, end, step),
-          queryRange(`avg(avg_over_time((gpu_utilization_ratio < bool ${IDLE_BELOW})[${step}s:${sub}s]))`, start, end, step),
-          query(`avg(avg_over_time(gpu_utilization_ratio[${seconds}s:${sub}s]))`, end),
-          query(`avg(avg_over_time((gpu_utilization_ratio < bool ${IDLE_BELOW})[${seconds}s:${sub}s]))`, end),
-          // GPU-hours busy and GPU-hours seen: integrals over the subquery's samples.
-          query(`sum(sum_over_time(gpu_utilization_ratio[${seconds}s:${sub}s])) * ${sub / 3600}`, end),
-          query(`sum(count_over_time(gpu_up[${seconds}s:${sub}s])) * ${sub / 3600}`, end),
-          query(`sort_desc(sum by (${by}) (sum_over_time(gpu_process_sm_utilization_ratio[${seconds}s:${sub}s])) * ${sub / 3600})`, end),
-        ]).catch((e) => {
+      ? Promise.resolve([[], []])
+      : Promise.all([utilCache.query("gpu_utilization_ratio", start, end, sub), query(byAll, end)]).catch((e) => {
           historyError = e.message; // the history failing costs only its figures
-          return [[], [], [], [], [], [], []];
+          return [[], []];
         });
-    const [gpus, [util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload], cost, slos] = await Promise.all([
+    const [gpus, [samples, byWorkload], cost, slos] = await Promise.all([
       api("/api/v1/gpus"),
       history,
       optional("/api/v1/cost", { start, end }),
       optional("/api/v1/slos"),
     ]);
-    return { range, start, end, gpus, util, idle, avgUtil, idleShare, busyHours, seenHours, byWorkload, by, cost, slos, historyError };
+    const by = WORKLOAD_LABELS.find((l) => byWorkload.some((r) => r.metric[l] !== undefined)) ?? "process";
+    return { range, start, end, gpus, ...utilization(samples, step, sub), workloads: workloadHours(byWorkload, by, sub), by, cost, slos, historyError };
   },
 
   draw(root, d, state, ctx, navigate) {
     const gpuCount = d.gpus.devices.length;
     const up = d.gpus.devices.filter((x) => x.state === "ok").length;
-    const workloads = d.byWorkload.filter((r) => Number(r.value[1]) > 0);
-    const maxHours = workloads.length ? Number(workloads[0].value[1]) : 1;
+    const workloads = d.workloads.filter((w) => w.hours > 0);
+    const maxHours = workloads.length ? workloads[0].hours : 1;
     root.innerHTML = `
       <div class="controls">
         <label>Range <select id="range">${EXEC_RANGES.map((r) => `<option ${r === d.range ? "selected" : ""}>${r}</option>`).join("")}</select></label>
@@ -86,9 +123,9 @@ export const executiveView = {
       </div>
       <div class="tiles">
         <div class="tile"><div class="muted">GPUs answering now</div><div class="v" id="tile-up">${up} / ${gpuCount}</div></div>
-        <div class="tile"><div class="muted">Average utilization</div><div class="v" id="tile-util">${formatValue("ratio", scalar(d.avgUtil))}</div></div>
-        <div class="tile"><div class="muted">Idle share (GPU under ${IDLE_BELOW * 100} %)</div><div class="v" id="tile-idle">${formatValue("ratio", scalar(d.idleShare))}</div></div>
-        <div class="tile"><div class="muted">Busy GPU-hours of ${formatValue("hours", scalar(d.seenHours))} watched</div><div class="v" id="tile-hours">${formatValue("hours", scalar(d.busyHours))}</div></div>
+        <div class="tile"><div class="muted">Average utilization</div><div class="v" id="tile-util">${formatValue("ratio", d.avgUtil)}</div></div>
+        <div class="tile"><div class="muted">Idle share (GPU under ${IDLE_BELOW * 100} %)</div><div class="v" id="tile-idle">${formatValue("ratio", d.idleShare)}</div></div>
+        <div class="tile"><div class="muted">Busy GPU-hours of ${formatValue("hours", d.seenHours)} watched</div><div class="v" id="tile-hours">${formatValue("hours", d.busyHours)}</div></div>
         <div class="tile"><div class="muted">Active workloads now</div><div class="v" id="tile-workloads">${new Set(d.gpus.devices.flatMap((x) => x.processes.map((p) => p.slurm_job ?? p.pod_uid ?? p.container_id ?? p.pid))).size}</div></div>
       </div>
       <div class="grid">
@@ -101,9 +138,9 @@ export const executiveView = {
           ? `<tr><td colspan="3" class="empty">${ctx.historyOff ? "History is off: no GPU-hours to count." : "No process used a GPU in this range."}</td></tr>`
           : workloads
               .slice(0, 20)
-              .map((r) => {
-                const v = Number(r.value[1]);
-                return `<tr class="workload"><td>${esc(r.metric[d.by] ?? "(none)")}</td><td class="num">${formatValue("hours", v)}</td>
+              .map((w) => {
+                const v = w.hours;
+                return `<tr class="workload"><td>${esc(w.name)}</td><td class="num">${formatValue("hours", v)}</td>
                   <td><div style="background:#58a6ff;height:10px;width:${Math.max(1, (200 * v) / maxHours)}px"></div></td></tr>`;
               })
               .join("")
@@ -116,14 +153,8 @@ export const executiveView = {
               ? `<p class="error">${esc(d.cost.error)}</p>`
               : table(Array.isArray(d.cost) ? d.cost : d.cost.workloads ?? d.cost.teams ?? [d.cost])
         }</div>
-        <div class="panel" id="slos"><h3>SLO budgets</h3>${
-          d.slos === null || (Array.isArray(d.slos) && d.slos.length === 0)
-            ? '<p class="empty">No SLO is configured on this agent. Point it at Sloth (prometheus/v1) or OpenSLO files in gpuwatch.yaml; this panel then shows each SLO\'s budget remaining and burn rate.</p>'
-            : d.slos.error
-              ? `<p class="error">${esc(d.slos.error)}</p>`
-              : table(d.slos)
-        }</div>
-      </div>`;
+      </div>
+      <div class="panel" id="slos"><h3>SLO budgets</h3>${sloPanel(d.slos)}</div>`;
     if (ctx.historyOff || d.historyError) {
       const why = ctx.historyOff ? "History is off: nothing to plot over days." : `The history could not be read: ${esc(d.historyError)}`;
       for (const el of root.querySelectorAll(".chart")) el.innerHTML = `<p class="${ctx.historyOff ? "empty" : "error"}">${why}</p>`;
