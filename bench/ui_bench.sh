@@ -8,8 +8,8 @@
 # checks the node has what it says: 8 GPUs and PROCESSES processes in /api/v1/gpus, and history reaching back
 # DAYS days.
 # Usage: bench/ui_bench.sh BUILD_DIR [DAYS] [PROCESSES]   (tens of minutes on 2 cores; needs ~25 GB in TMPDIR)
-# UI_BENCH_PREPARE_ONLY=1 stops once the history is imported. UI_BENCH_KEEP=DIR keeps the imported data (and the Prometheus blocks) in DIR and, when DIR holds them
-# already, measures on them again without exporting.
+# UI_BENCH_PREPARE_ONLY=1 stops once the history is imported. UI_BENCH_KEEP=DIR keeps the imported data (and
+# the Prometheus blocks) in DIR and, when DIR holds them already, measures on them again without exporting.
 set -euo pipefail
 build=${1:-build}
 days=${2:-30}
@@ -24,26 +24,9 @@ else
   work=$(mktemp -d "${TMPDIR:-/tmp}/gpuwatch-ui-bench.XXXXXX")
   trap 'rm -rf "$work"' EXIT
 fi
-# The benchmark node's GPUs with PROCESSES processes spread evenly over them, each with its own pod (as
-# inference workers run), a little memory and SM share each so 125 fit on an H200.
+# The benchmark node's GPUs with PROCESSES processes spread evenly over them (tests/web/many_processes_scenario.mjs).
 scenario=$work/bench-8xh200-${processes}p.yaml
-python3 - "$root/scenarios/bench-8xh200.yaml" "$processes" > "$scenario" <<'PY'
-import sys
-text = open(sys.argv[1]).read()
-count = int(sys.argv[2])
-print(text[: text.index("\nprocesses:")])
-print("processes:")
-for i in range(count):
-    gpu, n = i % 8, i // 8
-    print(f"""  - pid: {100000 + i}
-    user: mlops
-    gpu: {gpu}
-    name: vllm-worker
-    cmdline: [python3, -m, vllm.entrypoints.api_server, --worker={n}]
-    memory: {{segments: [{{at: 0s, value: {512 + (n % 64) * 8}MiB}}], noise: 16MiB}}
-    sm_util: {{segments: [{{at: 0s, value: {0.2 + (n % 5) * 0.1:.1f}}}], noise: 0.1, max: 100}}
-    cgroup: /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod{gpu:08x}_{n:04x}_4000_8000_{i:012x}.slice/cri-containerd-{i:064x}.scope""")
-PY
+node "$root/tests/web/many_processes_scenario.mjs" "$root/scenarios/bench-8xh200.yaml" "$processes" > "$scenario"
 
 if [ ! -f "$work/imported" ]; then
 rm -rf "$work/data" "$work/prom" "$work/export"
@@ -86,4 +69,5 @@ if command -v prometheus >/dev/null && [ -d "$work/prom" ]; then
   for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/-/ready" >/dev/null && break; sleep 0.3; done
   export UI_BENCH_PEER=http://127.0.0.1:$port
 fi
-GPUWATCH_SOURCE_DIR=$root GPUWATCH_BINARY_DIR=$build node "$root/bench/ui_bench.mjs" "$work/data" "$scenario" "${UI_BENCH_REPEATS:-5}"
+GPUWATCH_SOURCE_DIR=$root GPUWATCH_BINARY_DIR=$build node "$root/bench/ui_bench.mjs" "$work/data" "$scenario" "${UI_BENCH_REPEATS:-5}" \
+  "$days" "$processes"

@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { readFileSync } from "node:fs";
 import { startAgent, startBrowser } from "./agent_fixture.mjs";
+import { manyProcessesScenario } from "./many_processes_scenario.mjs";
 
 const ONCALL_REFRESH_MS = 5000; // web/src/oncall.js refreshSeconds
 // The series' strokes (web/src/chart.js); axes and grid are grey.
@@ -307,5 +309,67 @@ describe("an agent evaluating SLOs over the simulator's model servers", () => {
     assert.equal(await row.locator("td.burn.page").first().count(), 1);
     assert.ok(await row.locator(".cause").textContent(), "a page says its GPU cause, or that none was found");
     assert.deepEqual(errors, []);
+  });
+});
+
+describe("a node with 1,000 processes", () => {
+  // 125 processes on every GPU (tests/web/many_processes_scenario.mjs, as the UI benchmark's node).
+  const base = () => readFileSync(join(process.env.GPUWATCH_SOURCE_DIR, "scenarios/bench-8xh200.yaml"), "utf8");
+  const env = agentWithFile("many.yaml", "", (file) => {
+    writeFileSync(file, manyProcessesScenario(base(), 1000));
+    return { historySeconds: 60, scenario: file };
+  });
+  const pids = (page) => page.locator("#processes tr.process td:first-child").allTextContents();
+
+  test("debug: the process table pages, sorts and filters, and keeps its place across refreshes", async () => {
+    const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    // 15 minutes: the 60 s of history are 20 steps of each series.
+    await page.goto(`${env.agent.url}/?view=debug&gpu=0&range=15m`);
+    await page.waitForSelector("#process-page");
+    assert.equal(await page.textContent("#process-count"), "125 processes");
+    assert.equal(await page.textContent("#process-page"), "page 1 of 5");
+    assert.equal(await page.locator("#processes tr.process").count(), 25, "a page of rows, not 125");
+    // Largest memory first, as the agent reports it.
+    const memory = await page.locator("#processes tr.process td:nth-child(5)").allTextContents();
+    const mib = memory.map((m) => Number.parseFloat(m) * (m.endsWith("GiB") ? 1024 : 1));
+    assert.deepEqual(mib, [...mib].sort((a, b) => b - a));
+
+    // By PID: descending first (a number column), then ascending; the pages follow the order.
+    await page.click('th[data-sort="pid"]');
+    await page.click('th[data-sort="pid"]');
+    const gpu0 = (await env.agent.gpus()).devices[0].processes.map((p) => p.pid).sort((a, b) => a - b);
+    assert.equal(gpu0.length, 125);
+    assert.deepEqual((await pids(page)).map(Number), gpu0.slice(0, 25));
+    await page.click("#process-next");
+    assert.equal(await page.textContent("#process-page"), "page 2 of 5");
+    assert.deepEqual((await pids(page)).map(Number), gpu0.slice(25, 50));
+    // A refresh (every 10 s) redraws the table: it stays on its page and order.
+    const before = Number(await page.getAttribute("body", "data-refreshes"));
+    await page.waitForFunction((n) => Number(document.body.dataset.refreshes) > n, before, { timeout: 30_000 });
+    assert.equal(await page.textContent("#process-page"), "page 2 of 5");
+    assert.deepEqual((await pids(page)).map(Number), gpu0.slice(25, 50));
+
+    // Many processes on one plot read as none: the panels draw the ten using the most now.
+    assert.match(await page.textContent('.panel:has([data-panel="process-memory"]) h3'), /the 10 of 125 using the most now/);
+    assert.equal(await page.getAttribute('[data-panel="process-memory"]', "data-series"), "10");
+    assert.ok((await points(page, '[data-panel="process-memory"]')) >= 100);
+
+    // A filter finds one process among them; its row opens it.
+    await page.fill("#process-filter", String(gpu0[1]));
+    await page.waitForFunction(() => document.querySelector("#process-count").textContent === "1 of 125 processes");
+    assert.deepEqual((await pids(page)).map(Number), [gpu0[1]]);
+    await page.click("#processes tr.process");
+    await page.waitForURL(new RegExp(`pid=${gpu0[1]}`));
+    await page.waitForFunction(() => document.querySelector('[data-panel="process-memory"]')?.dataset.series === "1");
+    assert.deepEqual(errors, []);
+  });
+
+  test("on-call: every GPU's row counts its 125 processes", async () => {
+    const page = await env.browser.newPage();
+    await page.goto(`${env.agent.url}/`);
+    await page.waitForSelector("#gpus tbody tr.gpu-row >> nth=7");
+    for (const cell of await page.locator("#gpus tr.gpu-row td:last-child").allTextContents()) assert.equal(cell, "125");
   });
 });
