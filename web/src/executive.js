@@ -14,8 +14,9 @@ const IDLE_BELOW = 0.05;
 // them. Without any, GPU-hours are grouped by process name.
 const WORKLOAD_LABELS = ["namespace", "pod", "slurm_job", "container", "user", "process"];
 
-// The samples of the GPUs' utilization answered on earlier refreshes (steps on multiples of the step).
+// The samples of the GPUs' utilization, and the workloads' sums by block, answered on earlier refreshes.
 const utilCache = new RangeCache();
+const workloadCache = new RangeCache();
 
 // The cluster's utilization and idle share per plot step and over the whole range, and the GPU-hours busy
 // and watched, from each GPU's utilization sampled every `sub` seconds.
@@ -50,12 +51,44 @@ function utilization(samples, step, sub) {
   };
 }
 
+// The per-process SM share's samples at the multiples of `sub` in [start, end], summed by every label that
+// can name a workload (the most telling one present is chosen from the answer: no question for the label
+// names). The range is cut at multiples of a block (a 30th of it): the blocks' sums are one range query
+// through the cache, so a refresh asks only for a block that has just closed, besides the two partial ends
+// asked whole (the head since `start`, the tail until `end`). Each part's subquery leaves out the sample at its
+// left edge that the part before it holds.
+async function workloadSums(start, end, sub) {
+  const by = `sum by (${WORKLOAD_LABELS.join(", ")})`;
+  // Ranges in milliseconds: the parts meet exactly, whatever fraction of a second `start` and `end` have.
+  const sums = (ms) => `${by} (sum_over_time(gpu_process_sm_utilization_ratio[${ms}ms:${sub}s]))`;
+  const block = sub * Math.max(1, Math.round((end - start) / 30 / sub));
+  const first = Math.ceil((start + block) / block) * block; // the first block ends here
+  const last = Math.floor(end / block) * block; // and the last one here
+  const head = Math.round((first - block - start) * 1000);
+  const tail = Math.round((end - last) * 1000) - 1;
+  const [blocks, headSums, tailSums] = await Promise.all([
+    last >= first ? workloadCache.query(sums(block * 1000 - 1), start + block, end, block) : [],
+    head > 0 ? query(sums(head), first - block) : [],
+    tail > 0 ? query(sums(tail), end) : [],
+  ]);
+  const total = new Map();
+  const add = (metric, v) => {
+    const key = JSON.stringify(metric);
+    const t = total.get(key) ?? { metric, sum: 0 };
+    t.sum += Number(v);
+    total.set(key, t);
+  };
+  for (const s of blocks) for (const [, v] of s.values) add(s.metric, v);
+  for (const r of [...headSums, ...tailSums]) add(r.metric, r.value[1]);
+  return [...total.values()];
+}
+
 // GPU-hours of SM time by the workload label `by`, most first: the sums of `sub`-second samples.
-function workloadHours(result, by, sub) {
+function workloadHours(sums, by, sub) {
   const hours = new Map();
-  for (const r of result) {
+  for (const r of sums) {
     const name = r.metric[by] ?? "(none)";
-    hours.set(name, (hours.get(name) ?? 0) + (Number(r.value[1]) * sub) / 3600);
+    hours.set(name, (hours.get(name) ?? 0) + (r.sum * sub) / 3600);
   }
   return [...hours].map(([name, h]) => ({ name, hours: h })).sort((a, b) => b.hours - a.hours);
 }
@@ -85,19 +118,15 @@ export const executiveView = {
   async load(state, ctx) {
     const range = EXEC_RANGES.includes(state.range) ? state.range : "7d";
     const [start, end] = timeWindow({ ...state, range }, "7d");
-    const seconds = Math.round(end - start);
     // Each GPU's utilization sampled at `sub`, fine enough to integrate and coarse enough for 30 days: every
     // figure and both plots come from these samples, read once (and on later refreshes, only their tail).
     const sub = stepFor(start, end, 2000, ctx.interval);
     // The plots' step: a whole number of samples, about 300 points.
     const step = sub * Math.max(1, Math.round(stepFor(start, end, 300, ctx.interval) / sub));
     let historyError = null;
-    // GPU-hours by workload, grouped by every label that can name one: the most telling one present is
-    // chosen from the answer, with no separate question for the label names.
-    const byAll = `sum by (${WORKLOAD_LABELS.join(", ")}) (sum_over_time(gpu_process_sm_utilization_ratio[${seconds}s:${sub}s]))`;
     const history = ctx.historyOff
       ? Promise.resolve([[], []])
-      : Promise.all([utilCache.query("gpu_utilization_ratio", start, end, sub), query(byAll, end)]).catch((e) => {
+      : Promise.all([utilCache.query("gpu_utilization_ratio", start, end, sub), workloadSums(start, end, sub)]).catch((e) => {
           historyError = e.message; // the history failing costs only its figures
           return [[], []];
         });
