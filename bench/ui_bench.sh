@@ -16,14 +16,16 @@ days=${2:-30}
 processes=${3:-1000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
+# What the exit removes: the work dir, unless it is kept.
+remove_work=
 if [ -n "${UI_BENCH_KEEP:-}" ]; then
   mkdir -p "$UI_BENCH_KEEP"
   work=$(cd "$UI_BENCH_KEEP" && pwd)
-  trap '' EXIT
 else
   work=$(mktemp -d "${TMPDIR:-/tmp}/gpuwatch-ui-bench.XXXXXX")
-  trap 'rm -rf "$work"' EXIT
+  remove_work=$work
 fi
+trap '[ -z "$remove_work" ] || rm -rf "$remove_work"' EXIT
 # The benchmark node's GPUs with PROCESSES processes spread evenly over them (tests/web/many_processes_scenario.mjs).
 scenario=$work/bench-8xh200-${processes}p.yaml
 node "$root/tests/web/many_processes_scenario.mjs" "$root/scenarios/bench-8xh200.yaml" "$processes" > "$scenario"
@@ -65,7 +67,7 @@ if command -v prometheus >/dev/null && [ -d "$work/prom" ]; then
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" --storage.tsdb.retention.time=60d \
     --web.listen-address="127.0.0.1:$port" > "$work/prometheus.log" 2>&1 &
   prom_pid=$!
-  trap 'kill $prom_pid 2>/dev/null; wait $prom_pid 2>/dev/null; rm -rf "$work"' EXIT
+  trap 'kill $prom_pid 2>/dev/null; wait $prom_pid 2>/dev/null; [ -z "$remove_work" ] || rm -rf "$remove_work"' EXIT
   for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/-/ready" >/dev/null && break; sleep 0.3; done
   export UI_BENCH_PEER=http://127.0.0.1:$port
 fi
