@@ -118,7 +118,7 @@ export const debugView = {
         custom = { error: e.message };
       }
     }
-    return { devices, gpu, process, start, end, step, panels, custom };
+    return { gpus, devices, gpu, process, start, end, step, panels, custom };
   },
 
   draw(root, data, state, ctx, navigate) {

@@ -61,6 +61,7 @@ async function refresh(ctx, view, state, mine) {
   const ms = performance.now() - started;
   if (mine !== generation) return;
   view.draw(root, data, state, ctx, navigate);
+  showHost(data);
   document.body.dataset.queryMs = ms.toFixed(1);
   document.body.dataset.readyMs ??= performance.now().toFixed(0);
   document.body.dataset.refreshes = String(Number(document.body.dataset.refreshes ?? 0) + 1);
@@ -68,6 +69,19 @@ async function refresh(ctx, view, state, mine) {
 }
 
 let ctxPromise = null;
+
+// The node's name in the header, from the snapshot the view read (/api/v1/gpus is the dearest request of a
+// refresh on a node of many processes: it is not asked twice); a view that reads none asks once.
+let hostShown = false;
+function showHost(data) {
+  if (hostShown) return;
+  const put = (s) => {
+    document.getElementById("host").textContent = s.node.hostname;
+    hostShown = true;
+  };
+  if (data?.gpus) put(data.gpus);
+  else api("/api/v1/gpus").then(put).catch(() => {});
+}
 
 async function render() {
   const mine = ++generation;
@@ -115,9 +129,4 @@ document.addEventListener("click", (e) => {
   render();
 });
 window.addEventListener("popstate", render);
-api("/api/v1/gpus")
-  .then((s) => {
-    document.getElementById("host").textContent = s.node.hostname;
-  })
-  .catch(() => {});
 render();

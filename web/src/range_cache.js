@@ -1,13 +1,17 @@
 // Range queries asked again at every refresh over a window that slides with the clock. Their steps are put on
 // multiples of the step (as a subquery's are), so a step answered once has the same instant next time and its
 // value does not change: the first refresh asks for the whole window, the next ones only for the tail from
-// the last step answered (asked again: it may have been read before all its samples were in). What slid out
+// the last step answered (asked again when it was recent: it may have been read before all its samples were
+// in). What slid out
 // of the window is dropped. Over 30 days at a 20-minute step a refresh then reads minutes of history, not days.
 // With `live`, the readings at `end` itself are added as a last point (one instant query beside the range
 // one, kept for this answer only), so the newest state shows however coarse the step.
 import { query, queryRange } from "./api.js";
 
 const MAX_ENTRIES = 64; // expressions and steps kept; a view asks a handful
+// A step this old has all its samples: the collector's tick and the store's append are seconds behind, and the
+// simulator's lockstep catch-up ends before the agent answers.
+const SETTLED_S = 120;
 
 const seriesKey = (metric) => JSON.stringify(Object.entries(metric).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
@@ -24,7 +28,8 @@ export class RangeCache {
     const key = `${step} ${expr}`;
     const entry = this.entries.get(key);
     const usable = entry && entry.from <= from && entry.to >= from && entry.to <= to;
-    const askFrom = usable ? Math.max(from, entry.to - step) : from;
+    // The last step answered is asked again unless it was already SETTLED_S old when answered.
+    const askFrom = !usable ? from : Math.max(from, entry.settled ? entry.to + step : entry.to);
     const [answer, now] = await Promise.all([
       to >= askFrom ? queryRange(expr, askFrom, to, step) : [],
       live && end > to ? query(expr, end) : [],
@@ -42,7 +47,7 @@ export class RangeCache {
     }
     for (const [k, s] of series) if (s.values.length === 0) series.delete(k);
     this.entries.delete(key); // re-inserted last: the Map's order is the order of use
-    this.entries.set(key, { from, to, series });
+    this.entries.set(key, { from, to, series, settled: end - to >= SETTLED_S });
     while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value);
     const out = new Map([...series].map(([k, s]) => [k, { metric: s.metric, values: s.values }]));
     for (const r of now) {
