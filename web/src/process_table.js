@@ -6,6 +6,8 @@ import { esc, formatValue } from "./format.js";
 
 export const PAGE_ROWS = 25;
 
+const plural = (n) => `${n} ${n === 1 ? "process" : "processes"}`;
+
 const COLUMNS = [
   { key: "pid", title: "PID", num: true, value: (p) => p.pid },
   { key: "name", title: "Name", value: (p) => p.name ?? "" },
@@ -42,7 +44,7 @@ export function processTable(el, processes, state, { workload, onPick }) {
   el.innerHTML = `
     <div class="controls">
       <input id="process-filter" placeholder="filter: pid, name, user, command, workload" value="${esc(state.filter)}">
-      <span class="muted" id="process-count">${matching.length === processes.length ? `${processes.length} processes` : `${matching.length} of ${processes.length} processes`}</span>
+      <span class="muted" id="process-count">${matching.length === processes.length ? plural(processes.length) : `${matching.length} of ${plural(processes.length)}`}</span>
       ${pages > 1 ? `<button id="process-prev" ${state.page === 0 ? "disabled" : ""}>‹ previous</button>
         <span id="process-page">page ${state.page + 1} of ${pages}</span>
         <button id="process-next" ${state.page === pages - 1 ? "disabled" : ""}>next ›</button>` : ""}
