@@ -17,6 +17,8 @@ const WORKLOAD_LABELS = ["namespace", "pod", "slurm_job", "container", "user", "
 // The samples of the GPUs' utilization, and the workloads' sums by block, answered on earlier refreshes.
 const utilCache = new RangeCache();
 const workloadCache = new RangeCache();
+const headHoursCache = new RangeCache(); // the same expression and step as the tail's: a cache each
+const tailHoursCache = new RangeCache();
 
 // The cluster's utilization and idle share per plot step and over the whole range, and the GPU-hours busy
 // and watched, from each GPU's utilization sampled every `sub` seconds.
@@ -53,22 +55,30 @@ function utilization(samples, step, sub) {
 
 // The per-process SM share's samples at the multiples of `sub` in [start, end], summed by every label that
 // can name a workload (the most telling one present is chosen from the answer: no question for the label
-// names). The range is cut at multiples of a block (a 30th of it): the blocks' sums are one range query
-// through the cache, so a refresh asks only for a block that has just closed, besides the two partial ends
-// asked whole (the head since `start`, the tail until `end`). Each part's subquery leaves out the sample at its
-// left edge that the part before it holds.
+// names). Summing 1,000 processes' samples over 30 days reads every one of them, so the range is cut where a
+// refresh can keep what it was answered: blocks of about a 30th of the range in the middle, hours (a 24th of a
+// block) at both ends, each kind one range query through a cache (a refresh asks only for a block or an hour
+// just closed), and the two partial hours at the very ends asked whole. Each part's subquery leaves out the
+// sample at its left edge, which the part before it holds: the parts meet exactly.
 async function workloadSums(start, end, sub) {
   const by = `sum by (${WORKLOAD_LABELS.join(", ")})`;
-  // Ranges in milliseconds: the parts meet exactly, whatever fraction of a second `start` and `end` have.
+  // Ranges in milliseconds: the parts meet whatever fraction of a second `start` and `end` have.
   const sums = (ms) => `${by} (sum_over_time(gpu_process_sm_utilization_ratio[${ms}ms:${sub}s]))`;
-  const block = sub * Math.max(1, Math.round((end - start) / 30 / sub));
+  const hour = sub * Math.max(1, Math.round((end - start) / 720 / sub));
+  const block = 24 * hour;
   const first = Math.ceil((start + block) / block) * block; // the first block ends here
   const last = Math.floor(end / block) * block; // and the last one here
-  const head = Math.round((first - block - start) * 1000);
-  const tail = Math.round((end - last) * 1000) - 1;
-  const [blocks, headSums, tailSums] = await Promise.all([
-    last >= first ? workloadCache.query(sums(block * 1000 - 1), start + block, end, block) : [],
-    head > 0 ? query(sums(head), first - block) : [],
+  const hoursFrom = Math.ceil((start + hour) / hour) * hour; // the first whole hour ends here
+  const hoursTo = Math.floor(end / hour) * hour; // and the last one here
+  const blocks = last >= first; // else the range is hours only
+  const head = Math.round((hoursFrom - hour - start) * 1000);
+  const tail = Math.round((end - hoursTo) * 1000) - 1;
+  const parts = await Promise.all([
+    blocks ? workloadCache.query(sums(block * 1000 - 1), start + block, end, block) : [],
+    // The hours before the first block and after the last (all of them when there is no block).
+    headHoursCache.query(sums(hour * 1000 - 1), start + hour, blocks ? first - block : end, hour),
+    blocks && hoursTo > last ? tailHoursCache.query(sums(hour * 1000 - 1), last + hour, end, hour) : [],
+    head > 0 ? query(sums(head), hoursFrom - hour) : [],
     tail > 0 ? query(sums(tail), end) : [],
   ]);
   const total = new Map();
@@ -78,8 +88,8 @@ async function workloadSums(start, end, sub) {
     t.sum += Number(v);
     total.set(key, t);
   };
-  for (const s of blocks) for (const [, v] of s.values) add(s.metric, v);
-  for (const r of [...headSums, ...tailSums]) add(r.metric, r.value[1]);
+  for (const part of parts.slice(0, 3)) for (const s of part) for (const [, v] of s.values) add(s.metric, v);
+  for (const part of parts.slice(3)) for (const r of part) add(r.metric, r.value[1]);
   return [...total.values()];
 }
 
