@@ -53,12 +53,14 @@ function utilization(samples, step, sub) {
   };
 }
 
-// The per-process SM share's samples at the multiples of `sub` in [start, end], summed by every label that
-// can name a workload (the most telling one present is chosen from the answer: no question for the label
-// names). Summing 1,000 processes' samples over 30 days reads every one of them, so the range is cut where a
-// refresh can keep what it was answered: blocks of about a 30th of the range in the middle, hours (a 24th of a
-// block) at both ends, each kind one range query through a cache (a refresh asks only for a block or an hour
-// just closed), and the two partial hours at the very ends asked whole. Each part's subquery leaves out the
+// The per-process SM share's samples at the multiples of `sub` from the first whole "hour" (a 720th of the
+// range: 1 h 5 min at 30 days) after `start` to `end`, summed by every label that can name a workload (the most
+// telling one present is chosen from the answer: no question for the label names). Summing 1,000 processes'
+// samples over 30 days reads every one of them, and any read of 1,000 series costs about 200 ms however short,
+// so the range is cut where a refresh can keep what it was answered: blocks of 24 hours in the middle, hours at
+// both ends, each kind one range query through a cache (a refresh asks only for a block or an hour just
+// closed), and the partial hour at the end asked whole. The partial hour at the start is left out (under a
+// 720th of the range): asking it would read 1,000 series at every refresh. Each part's subquery leaves out the
 // sample at its left edge, which the part before it holds: the parts meet exactly.
 async function workloadSums(start, end, sub) {
   const by = `sum by (${WORKLOAD_LABELS.join(", ")})`;
@@ -71,14 +73,12 @@ async function workloadSums(start, end, sub) {
   const hoursFrom = Math.ceil((start + hour) / hour) * hour; // the first whole hour ends here
   const hoursTo = Math.floor(end / hour) * hour; // and the last one here
   const blocks = last >= first; // else the range is hours only
-  const head = Math.round((hoursFrom - hour - start) * 1000);
   const tail = Math.round((end - hoursTo) * 1000) - 1;
   const parts = await Promise.all([
     blocks ? workloadCache.query(sums(block * 1000 - 1), start + block, end, block) : [],
     // The hours before the first block and after the last (all of them when there is no block).
     headHoursCache.query(sums(hour * 1000 - 1), start + hour, blocks ? first - block : end, hour),
     blocks && hoursTo > last ? tailHoursCache.query(sums(hour * 1000 - 1), last + hour, end, hour) : [],
-    head > 0 ? query(sums(head), hoursFrom - hour) : [],
     tail > 0 ? query(sums(tail), end) : [],
   ]);
   const total = new Map();
@@ -89,8 +89,8 @@ async function workloadSums(start, end, sub) {
     total.set(key, t);
   };
   for (const part of parts.slice(0, 3)) for (const s of part) for (const [, v] of s.values) add(s.metric, v);
-  for (const part of parts.slice(3)) for (const r of part) add(r.metric, r.value[1]);
-  return [...total.values()];
+  for (const r of parts[3]) add(r.metric, r.value[1]);
+  return { sums: [...total.values()], from: hoursFrom - hour };
 }
 
 // GPU-hours of SM time by the workload label `by`, most first: the sums of `sub`-second samples.
@@ -135,19 +135,19 @@ export const executiveView = {
     const step = sub * Math.max(1, Math.round(stepFor(start, end, 300, ctx.interval) / sub));
     let historyError = null;
     const history = ctx.historyOff
-      ? Promise.resolve([[], []])
+      ? Promise.resolve([[], { sums: [], from: start }])
       : Promise.all([utilCache.query("gpu_utilization_ratio", start, end, sub), workloadSums(start, end, sub)]).catch((e) => {
           historyError = e.message; // the history failing costs only its figures
-          return [[], []];
+          return [[], { sums: [], from: start }];
         });
-    const [gpus, [samples, byWorkload], cost, slos] = await Promise.all([
+    const [gpus, [samples, { sums: byWorkload, from: workloadsFrom }], cost, slos] = await Promise.all([
       api("/api/v1/gpus"),
       history,
       optional("/api/v1/cost", { start, end }),
       optional("/api/v1/slos"),
     ]);
     const by = WORKLOAD_LABELS.find((l) => byWorkload.some((r) => r.metric[l] !== undefined)) ?? "process";
-    return { range, start, end, gpus, ...utilization(samples, step, sub), workloads: workloadHours(byWorkload, by, sub), by, cost, slos, historyError };
+    return { range, start, end, gpus, ...utilization(samples, step, sub), workloads: workloadHours(byWorkload, by, sub), workloadsFrom, by, cost, slos, historyError };
   },
 
   draw(root, d, state, ctx, navigate) {
@@ -171,7 +171,7 @@ export const executiveView = {
         <div class="panel"><h3>Cluster utilization</h3><div class="chart" data-panel="cluster-utilization"></div></div>
         <div class="panel"><h3>Share of GPUs idle</h3><div class="chart" data-panel="idle-share"></div></div>
       </div>
-      <h2>GPU-hours by workload <span class="muted">(SM time, grouped by ${esc(d.by)})</span></h2>
+      <h2>GPU-hours by workload <span class="muted">(SM time, grouped by ${esc(d.by)}, from ${formatTime(d.workloadsFrom)})</span></h2>
       <table id="workloads"><thead><tr><th>${esc(d.by)}</th><th class="num">GPU-hours</th><th></th></tr></thead><tbody>${
         workloads.length === 0
           ? `<tr><td colspan="3" class="empty">${ctx.historyOff ? "History is off: no GPU-hours to count." : "No process used a GPU in this range."}</td></tr>`

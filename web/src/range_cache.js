@@ -47,7 +47,7 @@ export class RangeCache {
     }
     for (const [k, s] of series) if (s.values.length === 0) series.delete(k);
     this.entries.delete(key); // re-inserted last: the Map's order is the order of use
-    this.entries.set(key, { from, to, series, settled: end - to >= SETTLED_S });
+    this.entries.set(key, { from, to, series, settled: Date.now() / 1000 - to >= SETTLED_S });
     while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value);
     const out = new Map([...series].map(([k, s]) => [k, { metric: s.metric, values: s.values }]));
     for (const r of now) {
