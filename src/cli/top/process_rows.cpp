@@ -57,10 +57,10 @@ std::string device_label(const Snapshot& snapshot, const DeviceSnapshot& device)
          std::to_string(id.compute_instance_id);
 }
 
-std::string workload_text(const procfs::Workload& w) {
-  if (!w.pod_uid.empty()) return "pod " + w.pod_uid;
-  if (!w.slurm_job.empty()) return "job " + w.slurm_job;
-  if (!w.container_id.empty()) return "ctr " + w.container_id;
+std::string workload_text(const ProcessSample& p) {
+  if (!p.pod_uid.empty()) return "pod " + p.pod_uid;
+  if (!p.slurm_job.empty()) return "job " + p.slurm_job;
+  if (!p.container_id.empty()) return "ctr " + p.container_id;
   return "";
 }
 
@@ -77,8 +77,7 @@ std::vector<ProcessRow> process_rows(const TopFrame& frame, const ViewState& vie
       row.type = p.type;
       row.memory_bytes = p.used_memory_bytes;
       row.sm = p.sm_utilization;
-      if (const auto w = frame.workloads.find(p.pid); w != frame.workloads.end())
-        row.workload = workload_text(w->second);
+      row.workload = workload_text(p);
       row.command = !p.command.empty() ? p.command : (p.name.empty() ? "?" : p.name);
       if (matches(row, view.filter)) rows.push_back(std::move(row));
     }
