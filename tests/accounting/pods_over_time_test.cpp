@@ -5,8 +5,6 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "accounting/ledger.h"
 #include "collector/collector.h"
 #include "fake_kubelet.h"
@@ -32,19 +30,7 @@ std::vector<kubelet::DeviceAllocation> pods_now() {
   const int rc = list ? list(buf.data(), static_cast<unsigned>(buf.size())) : -1;
   ::dlclose(lib);
   if (rc != 0) throw std::runtime_error("gpuwatchSimPodResources failed");
-  std::vector<kubelet::DeviceAllocation> out;
-  std::istringstream lines(buf.data());
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream f(line);
-    kubelet::DeviceAllocation a;
-    std::getline(f, a.namespace_name, '\t');
-    std::getline(f, a.pod, '\t');
-    std::getline(f, a.container, '\t');
-    std::getline(f, a.resource, '\t');
-    std::getline(f, a.device_id, '\t');
-    out.push_back(a);
-  }
-  return out;
+  return test::allocations_from_sim(buf.data());
 }
 
 TEST(PodsOverTime, EachIntervalIsChargedToThePodHoldingTheGpuThen) {

@@ -4,11 +4,28 @@
 #include <unistd.h>
 
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "pod_resources.grpc.pb.h"
 
 namespace gpuwatch::test {
+
+std::vector<kubelet::DeviceAllocation> allocations_from_sim(const std::string& text) {
+  std::vector<kubelet::DeviceAllocation> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    kubelet::DeviceAllocation a;
+    std::getline(f, a.namespace_name, '\t');
+    std::getline(f, a.pod, '\t');
+    std::getline(f, a.container, '\t');
+    std::getline(f, a.resource, '\t');
+    std::getline(f, a.device_id, '\t');
+    out.push_back(a);
+  }
+  return out;
+}
 
 struct FakeKubelet::State {
   std::mutex mu;

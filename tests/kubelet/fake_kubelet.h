@@ -17,6 +17,10 @@ class Server;
 
 namespace gpuwatch::test {
 
+// The simulator's kubelet answer (gpuwatchSimPodResources: "namespace<TAB>pod<TAB>container<TAB>resource<TAB>
+// device id" a line) as the allocations a fake kubelet serves.
+std::vector<kubelet::DeviceAllocation> allocations_from_sim(const std::string& text);
+
 class FakeKubelet {
  public:
   explicit FakeKubelet(std::string socket_path);

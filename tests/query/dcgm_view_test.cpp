@@ -188,22 +188,11 @@ TEST(DcgmView, QueriesCombineDcgmAndNativeNames) {
 // labels); the MIG instance is a pod's.
 TEST(DcgmView, AGpusSeriesCarryThePodItWasAllocatedToThen) {
   auto history = node();
-  for (std::int64_t t = 0; t <= 1000; t += 1000) {
-    history->add({{"__name__", "gpu_allocation_info"},
-                  {"gpu", "0"},
-                  {"uuid", "GPU-a"},
-                  {"namespace", "research"},
-                  {"pod", "train-0"},
-                  {"container", "trainer"}},
-                 t, 1);
-  }
-  history->add({{"__name__", "gpu_allocation_info"},
-                {"gpu", "0"},
-                {"uuid", "GPU-a"},
-                {"namespace", "research"},
-                {"pod", "train-0"},
-                {"container", "trainer"}},
-               2000, kStale);  // the pod went: the history's staleness marker
+  const Labels trainer{{"__name__", "gpu_allocation_info"}, {"gpu", "0"},       {"uuid", "GPU-a"},
+                       {"namespace", "research"},           {"pod", "train-0"}, {"container", "trainer"}};
+  history->add(trainer, 0, 1);
+  history->add(trainer, 1000, 1);
+  history->add(trainer, 2000, kStale);  // the pod went: the history's staleness marker
   for (std::int64_t t = 0; t <= 2000; t += 1000) {
     for (const char* pod : {"nb-1", "nb-2"}) {
       history->add({{"__name__", "gpu_allocation_info"},
