@@ -153,22 +153,27 @@ CostReport build_cost_report(const SeriesSource& history, std::int64_t start_ms,
   r.opencost.idle_hours = r.node.total_hours() - r.opencost.allocated_hours;
   r.opencost.idle_cost = r.node.total_cost() - r.opencost.allocated_cost;
 
-  std::map<std::string, TeamFigures> teams;
+  std::map<std::string, GroupFigures> teams, namespaces;
+  const auto add = [](GroupFigures& g, const std::string& name, const WorkloadFigures& w) {
+    g.name = name;
+    g.active_hours += w.active_hours;
+    g.idle_held_hours += w.idle_held_hours;
+    g.active_cost += w.active_cost;
+    g.idle_held_cost += w.idle_held_cost;
+  };
   for (auto& [key, w] : workloads) {
     if (w.active_hours == 0 && w.idle_held_hours == 0) continue;  // nothing in this window
-    TeamFigures& t = teams[w.team];
-    t.team = w.team;
-    t.active_hours += w.active_hours;
-    t.idle_held_hours += w.idle_held_hours;
-    t.active_cost += w.active_cost;
-    t.idle_held_cost += w.idle_held_cost;
+    add(teams[w.team], w.team, w);
+    if (!w.namespace_name.empty()) add(namespaces[w.namespace_name], w.namespace_name, w);
     r.workloads.push_back(std::move(w));
   }
   std::stable_sort(r.workloads.begin(), r.workloads.end(),
                    [](const auto& a, const auto& b) { return a.idle_held_hours > b.idle_held_hours; });
-  for (auto& [name, t] : teams) r.teams.push_back(std::move(t));
-  std::stable_sort(r.teams.begin(), r.teams.end(),
-                   [](const auto& a, const auto& b) { return a.idle_held_cost > b.idle_held_cost; });
+  for (auto [groups, out] : {std::pair{&teams, &r.teams}, std::pair{&namespaces, &r.namespaces}}) {
+    for (auto& [name, g] : *groups) out->push_back(std::move(g));
+    std::stable_sort(out->begin(), out->end(),
+                     [](const auto& a, const auto& b) { return a.idle_held_cost > b.idle_held_cost; });
+  }
   return r;
 }
 

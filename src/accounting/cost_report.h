@@ -1,7 +1,7 @@
 // The cost report over a window of the history (`gpuwatch report`, /api/v1/cost): GPU-hours and cost by
-// state per GPU and in all, per workload (most idle first) and per team, the same inputs computed
-// OpenCost's way (allocated GPU-hours times price: a GPU held at 0% counts as used, only unallocated time
-// is idle), the GPUs' utilization over time and the GPUs under 20% over the window.
+// state per GPU and in all, per workload (most idle first), per team and per namespace, the same inputs
+// computed OpenCost's way (allocated GPU-hours times price: a GPU held at 0% counts as used, only unallocated
+// time is idle), the GPUs' utilization over time and the GPUs under 20% over the window.
 //
 // Each figure is the increase of an accounting counter over the window: its last value in the window less
 // its last value at or before the start (0 for a series born in the window), with counter resets (an
@@ -41,8 +41,9 @@ struct WorkloadFigures {
   std::string name() const;  // namespace/pod/container, job <id>, or user
 };
 
-struct TeamFigures {
-  std::string team;  // "" for workloads no teams rule names
+// The workloads of a team or a namespace together.
+struct GroupFigures {
+  std::string name;  // the team ("" for workloads no teams rule names) or the namespace
   double active_hours = 0, idle_held_hours = 0;
   double active_cost = 0, idle_held_cost = 0;
 };
@@ -64,7 +65,8 @@ struct CostReport {
   StateFigures node;  // every GPU together
   std::vector<GpuFigures> gpus;
   std::vector<WorkloadFigures> workloads;  // most idle-held hours first
-  std::vector<TeamFigures> teams;          // most idle-held cost first
+  std::vector<GroupFigures> teams;         // most idle-held cost first
+  std::vector<GroupFigures> namespaces;    // of the pods' workloads, most idle-held cost first
   OpenCostFigures opencost;
   std::vector<UtilizationPoint> utilization;  // by hour (by day over windows longer than 14 days)
   double low_utilization_below = 0.2;

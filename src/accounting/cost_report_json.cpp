@@ -48,14 +48,17 @@ json to_json(const CostReport& r) {
                          {"active_cost", w.active_cost},
                          {"idle_held_cost", w.idle_held_cost}});
   }
-  json teams = json::array();
-  for (const auto& t : r.teams) {
-    teams.push_back({{"team", t.team},
-                     {"active_hours", t.active_hours},
-                     {"idle_held_hours", t.idle_held_hours},
-                     {"active_cost", t.active_cost},
-                     {"idle_held_cost", t.idle_held_cost}});
-  }
+  const auto groups = [](const std::vector<GroupFigures>& in, const char* key) {
+    json out = json::array();
+    for (const auto& g : in) {
+      out.push_back({{key, g.name},
+                     {"active_hours", g.active_hours},
+                     {"idle_held_hours", g.idle_held_hours},
+                     {"active_cost", g.active_cost},
+                     {"idle_held_cost", g.idle_held_cost}});
+    }
+    return out;
+  };
   json utilization = json::array();
   for (const auto& u : r.utilization) utilization.push_back({u.t_ms, u.mean});
   return {{"start_ms", r.start_ms},
@@ -63,7 +66,8 @@ json to_json(const CostReport& r) {
           {"node", states_json(r.node)},
           {"gpus", gpus},
           {"workloads", workloads},
-          {"teams", teams},
+          {"teams", groups(r.teams, "team")},
+          {"namespaces", groups(r.namespaces, "namespace")},
           {"opencost",
            {{"allocated_hours", r.opencost.allocated_hours},
             {"allocated_cost", r.opencost.allocated_cost},
@@ -93,11 +97,19 @@ CostReport cost_report_from_json(const json& d) {
                            w.at("active_hours").get<double>(), w.at("idle_held_hours").get<double>(),
                            w.at("active_cost").get<double>(), w.at("idle_held_cost").get<double>()});
   }
-  for (const auto& t : d.at("teams")) {
-    r.teams.push_back({t.at("team").get<std::string>(), t.at("active_hours").get<double>(),
-                       t.at("idle_held_hours").get<double>(), t.at("active_cost").get<double>(),
-                       t.at("idle_held_cost").get<double>()});
-  }
+  const auto groups = [&](const char* list, const char* key) {
+    std::vector<GroupFigures> out;
+    // An agent from before namespaces were reported answers without them.
+    if (!d.contains(list)) return out;
+    for (const auto& g : d.at(list)) {
+      out.push_back({g.at(key).get<std::string>(), g.at("active_hours").get<double>(),
+                     g.at("idle_held_hours").get<double>(), g.at("active_cost").get<double>(),
+                     g.at("idle_held_cost").get<double>()});
+    }
+    return out;
+  };
+  r.teams = groups("teams", "team");
+  r.namespaces = groups("namespaces", "namespace");
   const auto& oc = d.at("opencost");
   r.opencost = {oc.at("allocated_hours").get<double>(), oc.at("allocated_cost").get<double>(),
                 oc.at("idle_hours").get<double>(), oc.at("idle_cost").get<double>()};

@@ -257,6 +257,7 @@ void Agent::reload(AgentOptions reloaded) {
   warn_about_restart_only_changes(options_, reloaded);
   spdlog::set_level(spdlog::level::from_str(reloaded.log_level));
   accounting_->set_settings(reloaded.accounting);
+  detection_->set_accounting(reloaded.accounting);  // the waste alerts' prices
   server_->set_naming(reloaded.naming);
   // Restart-only settings keep their running values: every option the table marks not reloadable.
   for (const auto& spec : option_table()) {

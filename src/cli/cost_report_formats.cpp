@@ -83,12 +83,25 @@ std::string cost_report_markdown(const CostReport& r) {
       "## Cost by team, most idle first\n\n| team | active GPU-hours | idle-held GPU-hours | active cost | "
       "idle-held cost | cost |\n|---|---:|---:|---:|---:|---:|\n";
   for (const auto& t : r.teams) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", team_name(t.team), hours(t.active_hours),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", team_name(t.name), hours(t.active_hours),
                        hours(t.idle_held_hours), money(t.active_cost), money(t.idle_held_cost),
                        money(t.active_cost + t.idle_held_cost));
   }
   out += fmt::format("| unallocated | | {} | | {} | {} |\n\n", hours(r.node.hours[kUnallocated]),
                      money(r.node.cost[kUnallocated]), money(r.node.cost[kUnallocated]));
+
+  if (!r.namespaces.empty()) {
+    out +=
+        "## Cost by namespace, most idle first\n\n| namespace | active GPU-hours | idle-held GPU-hours | "
+        "active "
+        "cost | idle-held cost | cost |\n|---|---:|---:|---:|---:|---:|\n";
+    for (const auto& n : r.namespaces) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", n.name, hours(n.active_hours),
+                         hours(n.idle_held_hours), money(n.active_cost), money(n.idle_held_cost),
+                         money(n.active_cost + n.idle_held_cost));
+    }
+    out += "\n";
+  }
 
   out +=
       "## Cost by workload, most idle first\n\n| workload | team | active GPU-hours | idle-held GPU-hours | "
@@ -136,10 +149,15 @@ std::string cost_report_csv(const CostReport& r) {
   out += fmt::format("opencost,allocated,,,{},{}\n", r.opencost.allocated_hours, r.opencost.allocated_cost);
   out += fmt::format("opencost,idle,,,{},{}\n", r.opencost.idle_hours, r.opencost.idle_cost);
   for (const auto& t : r.teams) {
-    out += fmt::format("team,{},{},active,{},{}\n", quoted(team_name(t.team)), quoted(t.team), t.active_hours,
+    out += fmt::format("team,{},{},active,{},{}\n", quoted(team_name(t.name)), quoted(t.name), t.active_hours,
                        t.active_cost);
-    out += fmt::format("team,{},{},idle_held,{},{}\n", quoted(team_name(t.team)), quoted(t.team),
+    out += fmt::format("team,{},{},idle_held,{},{}\n", quoted(team_name(t.name)), quoted(t.name),
                        t.idle_held_hours, t.idle_held_cost);
+  }
+  for (const auto& n : r.namespaces) {
+    out += fmt::format("namespace,{},,active,{},{}\n", quoted(n.name), n.active_hours, n.active_cost);
+    out +=
+        fmt::format("namespace,{},,idle_held,{},{}\n", quoted(n.name), n.idle_held_hours, n.idle_held_cost);
   }
   for (const auto& w : r.workloads) {
     out += fmt::format("workload,{},{},active,{},{}\n", quoted(w.name()), quoted(w.team), w.active_hours,
@@ -211,8 +229,13 @@ std::string cost_report_html(const CostReport& r) {
   out += "<h2>Cost by team, most idle first</h2>\n<table>\n" +
          row({"team", "active GPU-hours", "idle-held GPU-hours", "active cost", "idle-held cost"}, "th");
   for (const auto& t : r.teams)
-    out += row({team_name(t.team), hours(t.active_hours), hours(t.idle_held_hours), money(t.active_cost),
+    out += row({team_name(t.name), hours(t.active_hours), hours(t.idle_held_hours), money(t.active_cost),
                 money(t.idle_held_cost)});
+  out += "</table>\n<h2>Cost by namespace, most idle first</h2>\n<table>\n" +
+         row({"namespace", "active GPU-hours", "idle-held GPU-hours", "active cost", "idle-held cost"}, "th");
+  for (const auto& n : r.namespaces)
+    out += row({n.name, hours(n.active_hours), hours(n.idle_held_hours), money(n.active_cost),
+                money(n.idle_held_cost)});
   out += "</table>\n<h2>Cost by workload, most idle first</h2>\n<table>\n" +
          row({"workload", "team", "active GPU-hours", "idle-held GPU-hours", "idle-held cost", "cost"}, "th");
   for (const auto& w : r.workloads)

@@ -1,5 +1,6 @@
 // Names for the workloads on each GPU, from the host reading into the snapshot: the pod and container the
-// kubelet allocated each GPU or MIG instance to, the batch jobs of the scheduler's job mapping (the GPU's
+// kubelet allocated each GPU or MIG instance to (by the device plugin, or by a DRA claim:
+// sources/kubelet/dra_device.h), the batch jobs of the scheduler's job mapping (the GPU's
 // holders, with or without processes), and for each process its pod, namespace and container (its GPU's
 // one holder; a GPU shared by several containers names none, as no process can be told apart) and its
 // Slurm job (its cgroup's, else its GPU's one job in the mapping).

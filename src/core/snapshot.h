@@ -91,6 +91,8 @@ struct ProcessSample {
   std::string container;
   std::string slurm_job;
   std::string slurm_account;  // the Slurm account of its job (its environment's SLURM_JOB_ACCOUNT), for teams
+  std::string container_id;   // its cgroup's container, "<runtime>://<id>"
+  std::string pod_uid;        // its cgroup's pod
 };
 
 // Who a GPU (or MIG instance) is allocated to, whether or not anything runs on it: a pod's container (the

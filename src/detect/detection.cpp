@@ -22,7 +22,14 @@ const T& or_empty(const std::shared_ptr<const T>& p) {
 }  // namespace
 
 Detection::Detection(DetectionOptions options)
-    : detectors_(options.settings), accounting_(std::move(options.accounting)) {}
+    : detectors_(options.settings),
+      accounting_(std::make_shared<const AccountingSettings>(std::move(options.accounting))) {}
+
+void Detection::set_accounting(AccountingSettings accounting) {
+  auto reloaded = std::make_shared<const AccountingSettings>(std::move(accounting));
+  std::lock_guard lock(accounting_mu_);
+  accounting_ = std::move(reloaded);
+}
 
 std::vector<Condition> Detection::evaluate(const Snapshot& snapshot) {
   const HostSnapshot& host = snapshot.host ? *snapshot.host : no_host();
@@ -101,9 +108,14 @@ void Detection::label_workloads(const Snapshot& snapshot, std::vector<Condition>
 void Detection::price_waste(const Snapshot& snapshot, Condition& c) const {
   const auto uuid = c.labels.find("uuid");
   if (uuid == c.labels.end()) return;
+  std::shared_ptr<const AccountingSettings> accounting;
+  {
+    std::lock_guard lock(accounting_mu_);
+    accounting = accounting_;
+  }
   for (const auto& d : snapshot.devices) {
     if (d.identity.uuid != uuid->second) continue;
-    const double price = accounting_.price_of(d.identity.name);
+    const double price = accounting->price_of(d.identity.name);
     if (price > 0)
       c.description +=
           fmt::format("; held idle it costs {:.2f} a day at {:.2f} per GPU-hour", price * 24, price);

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <vector>
 
@@ -26,6 +28,8 @@ class Detection {
   // Every condition that holds after this snapshot. Snapshots in time order, from one thread; snapshots
   // skipped in between lose no kernel-log event (each snapshot holds a window of the newest).
   std::vector<Condition> evaluate(const Snapshot& snapshot);
+  // A reload's prices: the next waste alert's description says them. Thread-safe.
+  void set_accounting(AccountingSettings accounting);
 
  private:
   // Adds container_id, pod_uid and slurm_job to every condition that names a pid, where its cgroup said, and
@@ -41,7 +45,8 @@ class Detection {
   };
 
   DetectorSet detectors_;
-  AccountingSettings accounting_;
+  mutable std::mutex accounting_mu_;  // accounting_, which a reload sets from another thread
+  std::shared_ptr<const AccountingSettings> accounting_;
   std::uint64_t kernel_events_seen_ = 0;  // HostSnapshot::kernel_events_read at the last evaluation
   // The workload of every pid a condition named, kept while a condition names it, so an alert's labels stay
   // the same while it lasts even after its process (and so its host reading) is gone.

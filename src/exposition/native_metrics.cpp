@@ -194,6 +194,30 @@ Family gpu_info_family(const Snapshot& snapshot) {
   return f;
 }
 
+// Who each GPU is allocated to (collector/workload_names.h): one series per holder, so the history keeps who
+// held a GPU when, and the dcgm view of the query API labels a GPU's series with its pod as /metrics does.
+Family allocation_info_family(const Snapshot& snapshot) {
+  Family f{"gpu_allocation_info",
+           FamilyType::kInfo,
+           "",
+           "Each pod container or batch job a GPU is allocated to; the value is always 1",
+           {}};
+  for (const auto& d : snapshot.devices) {
+    for (const auto& h : d.holders) {
+      Labels labels = device_labels(d.identity);
+      for (auto [name, value] :
+           {std::pair<std::string_view, const std::string*>{"namespace", &h.namespace_name},
+            {"pod", &h.pod},
+            {"container", &h.container},
+            {"slurm_job", &h.slurm_job}}) {
+        if (!value->empty()) labels.emplace_back(name, *value);
+      }
+      f.series.push_back(Series{std::move(labels), 1});
+    }
+  }
+  return f;
+}
+
 Family driver_info_family(const Snapshot& snapshot) {
   Family f{
       "gpu_driver_info", FamilyType::kInfo, "", "NVIDIA driver, NVML and CUDA driver versions; always 1", {}};
@@ -225,8 +249,9 @@ std::vector<Family> native_families(const Snapshot& snapshot) {
   add_agent_series(by_metric, snapshot);
 
   std::vector<Family> out;
-  out.reserve(by_metric.size() + 4);
+  out.reserve(by_metric.size() + 5);
   out.push_back(gpu_info_family(snapshot));
+  out.push_back(allocation_info_family(snapshot));
   out.push_back(driver_info_family(snapshot));
   for (auto& f : by_metric) out.push_back(std::move(f));
   add_shared_link_families(snapshot, out);

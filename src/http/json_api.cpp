@@ -1,9 +1,6 @@
 #include "http/json_api.h"
 
-#include <map>
-
 #include "rules/health.h"
-#include "sources/host/host_snapshot.h"
 
 namespace gpuwatch {
 namespace {
@@ -33,15 +30,9 @@ json text_or_null(const std::string& text) {
   return text.empty() ? json(nullptr) : json(text);
 }
 
-// The workload the host reader found for the process (its cgroup): container, pod, Slurm job; null fields
-// when it has none or it has not been read yet.
-using Workloads = std::map<unsigned, procfs::Workload>;
-
-json process_json(const ProcessSample& p, const Workloads* workloads) {
-  procfs::Workload w;
-  if (workloads != nullptr) {
-    if (const auto it = workloads->find(p.pid); it != workloads->end()) w = it->second;
-  }
+// The workload fields are the process's own (collector/workload_names.h sets them from the host reading), so
+// the JSON, /metrics and alerts name a process from one place.
+json process_json(const ProcessSample& p) {
   return {{"pid", p.pid},
           {"name", p.name},
           {"uid", optional_value(p.uid)},
@@ -50,19 +41,18 @@ json process_json(const ProcessSample& p, const Workloads* workloads) {
           {"namespace", text_or_null(p.namespace_name)},
           {"pod", text_or_null(p.pod)},
           {"container", text_or_null(p.container)},
-          {"slurm_job", text_or_null(p.slurm_job.empty() ? w.slurm_job : p.slurm_job)},
+          {"slurm_job", text_or_null(p.slurm_job)},
           {"type", p.type},
           {"used_memory_bytes", optional_value(p.used_memory_bytes)},
           {"sm_utilization", optional_value(p.sm_utilization)},
           {"memory_utilization", optional_value(p.memory_utilization)},
           {"gpu_instance_id", optional_value(p.gpu_instance_id)},
           {"compute_instance_id", optional_value(p.compute_instance_id)},
-          {"container_id", text_or_null(w.container_id)},
-          {"pod_uid", text_or_null(w.pod_uid)}};
+          {"container_id", text_or_null(p.container_id)},
+          {"pod_uid", text_or_null(p.pod_uid)}};
 }
 
-json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings,
-                 const Workloads* workloads) {
+json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& settings) {
   const DeviceIdentity& id = d.identity;
   json mig = nullptr;
   if (id.is_mig_instance) {
@@ -72,7 +62,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
   }
   const Health health = assess_health(d, settings);
   json processes = json::array();
-  for (const auto& p : d.processes) processes.push_back(process_json(p, workloads));
+  for (const auto& p : d.processes) processes.push_back(process_json(p));
   json holders = json::array();
   for (const auto& h : d.holders) {
     holders.push_back({{"namespace", text_or_null(h.namespace_name)},
@@ -104,9 +94,7 @@ json device_json(const DeviceSnapshot& d, const rules::DetectorSettings& setting
 
 json snapshot_to_json(const Snapshot& snapshot, const rules::DetectorSettings& settings) {
   json devices = json::array();
-  const Workloads* workloads =
-      snapshot.host && snapshot.host->workloads ? snapshot.host->workloads.get() : nullptr;
-  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings, workloads));
+  for (const auto& d : snapshot.devices) devices.push_back(device_json(d, settings));
   json errors = json::array();
   for (const auto& [key, count] : snapshot.collector_errors) {
     const auto& [uuid, call, code] = key;

@@ -82,6 +82,7 @@ cgroup or the job mapping) and `user` (docs/cost.md); a label that is not known 
   }
   out +=
       R"(| `gpu_info` | info (gauge in text 0.0.4) | | gpu, uuid, name, serial, pci_bus_id, vbios_version | GPU identity; always 1 |
+| `gpu_allocation_info` | info (gauge in text 0.0.4) | | gpu, uuid, gpu_instance_id, compute_instance_id, namespace, pod, container, slurm_job | each pod container (kubelet) or batch job (job mapping) a GPU or MIG instance is allocated to, with or without processes; always 1 (docs/cost.md) |
 | `gpu_driver_info` | info (gauge in text 0.0.4) | | driver_version, nvml_version, cuda_driver_version | driver versions; always 1 |
 | `gpuwatch_build_info` | info (gauge in text 0.0.4) | | version | gpuwatch build; always 1 |
 | `gpuwatch_source_error_info` | info (gauge in text 0.0.4) | | source, reason, message | why a source could not be read this tick; absent while it works |

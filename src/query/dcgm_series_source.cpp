@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/metric_catalogue.h"
 #include "exposition/dcgm_metrics.h"
@@ -108,7 +109,21 @@ class Identities {
     const std::vector<LabelMatcher> driver{{std::string(kName), Op::kEqual, "gpu_driver_info"}};
     driver_.sets = native.series(driver, min_t, max_t);
     driver_.time_sets(native, min_t, max_t, checkpoint);
+    read_holders(native, min_t, max_t, checkpoint);
   }
+
+  // The one pod container a device was allocated to at a time (its gpu_allocation_info series with a point
+  // then: written with the same snapshot as the device's values), or kNone: allocated to nobody, to several
+  // (time-sliced) or to a batch job; /metrics?naming=dcgm labels a GPU with its pod only when it has one.
+  std::size_t holder_at(const std::string& uuid, std::int64_t t) const {
+    const auto device = holder_times_.find(uuid);
+    if (device == holder_times_.end()) return kNone;
+    const auto it = device->second.find(t);
+    return it == device->second.end() ? kNone : it->second;
+  }
+  const Labels* holder(std::size_t i) const { return i == kNone ? nullptr : &holders_[i]; }
+  // Whether the history has any pod allocation in the range.
+  bool any_holders() const { return !holders_.empty(); }
 
   const InfoSets& device(const std::string& uuid) const {
     static const InfoSets kUnknown;
@@ -123,14 +138,45 @@ class Identities {
   }
 
  private:
+  void read_holders(const store::SeriesSource& native, std::int64_t min_t, std::int64_t max_t,
+                    const store::SeriesSource::Checkpoint& checkpoint) {
+    constexpr std::size_t kSeveral = kNone - 1;
+    std::map<std::string, std::map<std::int64_t, std::size_t>> times;  // uuid -> t -> holder, or kSeveral
+    const std::vector<LabelMatcher> allocation{{std::string(kName), Op::kEqual, "gpu_allocation_info"}};
+    native.for_each_series_checked(
+        allocation, min_t, max_t,
+        [&](const Labels& labels, std::span<const Point> points) {
+          const std::string& uuid = store::label_value(labels, "uuid");
+          std::size_t index = kNone;
+          if (!store::label_value(labels, "pod").empty()) {
+            index = holders_.size();
+            holders_.push_back(labels);
+          }
+          auto& at = times[uuid];
+          for (const Point& p : points) {
+            if (is_stale_marker(p.value)) continue;
+            const auto [it, fresh] = at.try_emplace(p.t_ms, index);
+            if (!fresh) it->second = kSeveral;
+          }
+        },
+        checkpoint);
+    for (auto& [uuid, at] : times) {
+      for (const auto& [t, index] : at)
+        if (index != kSeveral && index != kNone) holder_times_[uuid][t] = index;
+    }
+  }
+
   std::map<std::string, InfoSets> devices_;  // by uuid
   std::map<std::string, std::string> parents_;
   InfoSets driver_;
+  std::vector<Labels> holders_;                                              // gpu_allocation_info with a pod
+  std::map<std::string, std::map<std::int64_t, std::size_t>> holder_times_;  // uuid -> t -> its one holder
 };
 
 // The dcgm series' labels for a native series, its device's gpu_info and the node's gpu_driver_info.
 Labels dcgm_series_labels(const DcgmField& f, const Labels& native, const Labels* info, const Labels* driver,
-                          const Identities& ids, const std::string& hostname, const DcgmOptions& options) {
+                          const Labels* holder, const Identities& ids, const std::string& hostname,
+                          const DcgmOptions& options) {
   DcgmDevice d;
   d.gpu = store::label_value(native, "gpu");
   d.uuid = store::label_value(native, "uuid");
@@ -148,6 +194,11 @@ Labels dcgm_series_labels(const DcgmField& f, const Labels& native, const Labels
   Labels out;
   out.emplace_back(std::string(kName), std::string(f.name));
   for (auto& [name, value] : dcgm_labels(d, options)) out.emplace_back(std::string(name), std::move(value));
+  if (holder) {
+    // dcgm-exporter's Kubernetes mapping, as /metrics?naming=dcgm labels it.
+    for (const char* name : {"pod", "namespace", "container"})
+      out.emplace_back(name, store::label_value(*holder, name));
+  }
   store::normalize_labels(out);  // an empty value is no label, as a scrape stores it
   return out;
 }
@@ -263,12 +314,15 @@ void DcgmSeriesSource::for_each_dcgm_series(
           }
           const InfoSets& info = ids.device(uuid);
           const InfoSets& driver = ids.driver();
-          // Points by the identity that held at their time: one group unless it changed in the range.
-          std::map<std::pair<std::size_t, std::size_t>, std::vector<Point>> groups;
-          for (const Point& p : points) groups[{info.at(p.t_ms), driver.at(p.t_ms)}].push_back(p);
+          // Points by the identity and holder that held at their time: one group unless they changed in the
+          // range.
+          std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::vector<Point>> groups;
+          for (const Point& p : points)
+            groups[{info.at(p.t_ms), driver.at(p.t_ms), ids.holder_at(uuid, p.t_ms)}].push_back(p);
           for (auto& [key, group] : groups) {
-            Labels dcgm = dcgm_series_labels(*f, labels, info.get(key.first), driver.get(key.second), ids,
-                                             host, options);
+            const auto& [info_set, driver_set, holder] = key;
+            Labels dcgm = dcgm_series_labels(*f, labels, info.get(info_set), driver.get(driver_set),
+                                             ids.holder(holder), ids, host, options);
             if (!gpuwatch::matches_all(matchers, dcgm)) continue;
             add_series(made, std::move(dcgm), dcgm_points(*f, group, extra));
           }
@@ -282,10 +336,17 @@ void DcgmSeriesSource::for_each_dcgm_series(
 
 std::vector<Labels> DcgmSeriesSource::series(std::span<const LabelMatcher> matchers, std::int64_t min_t,
                                              std::int64_t max_t) const {
-  std::vector<Labels> out = native_->series(matchers, min_t, max_t);
   const auto fields = selected_fields(matchers);
-  if (fields.empty()) return out;
+  if (fields.empty()) return native_->series(matchers, min_t, max_t);
   const Identities ids(*native_, min_t, max_t, [] {});
+  if (ids.any_holders()) {
+    // Which series a GPU's holders make depends on when each held it: the points say, so they are read.
+    std::vector<Labels> out;
+    for_each_series(matchers, min_t, max_t,
+                    [&](const Labels& labels, std::span<const Point>) { out.push_back(labels); });
+    return out;
+  }
+  std::vector<Labels> out = native_->series(matchers, min_t, max_t);
   const std::string host = hostname();
   const DcgmOptions options{options_.hostname_label};
   std::set<Labels> made;
@@ -303,8 +364,9 @@ std::vector<Labels> DcgmSeriesSource::series(std::span<const LabelMatcher> match
       // Every identity the device had in the range (the points are not read here).
       for (std::size_t i = 0; i < std::max<std::size_t>(info.sets.size(), 1); ++i) {
         for (std::size_t j = 0; j < std::max<std::size_t>(driver.sets.size(), 1); ++j) {
-          Labels dcgm = dcgm_series_labels(*f, labels, info.get(info.sets.empty() ? kNone : i),
-                                           driver.get(driver.sets.empty() ? kNone : j), ids, host, options);
+          Labels dcgm =
+              dcgm_series_labels(*f, labels, info.get(info.sets.empty() ? kNone : i),
+                                 driver.get(driver.sets.empty() ? kNone : j), nullptr, ids, host, options);
           if (gpuwatch::matches_all(matchers, dcgm)) made.insert(std::move(dcgm));
         }
       }

@@ -1,4 +1,5 @@
-// gpuwatchSimPodResources: the scenario's pods as a kubelet's PodResources List would give them, one line per
+// gpuwatchSimPodResources: the scenario's pods listed at the current scenario time (each between its start
+// and stop) as a kubelet's PodResources List would give them, one line per
 // allocated device, "namespace<TAB>pod<TAB>container<TAB>resource<TAB>device id\n", with the simulated GPUs'
 // and MIG instances' UUIDs as the device plugin reports them. A fake kubelet in the tests serves these over
 // the real gRPC protocol, so the agent names the scenario's pods the way it would on a cluster.
@@ -9,11 +10,13 @@ using namespace gpuwatch::sim;
 
 extern "C" int gpuwatchSimPodResources(char* buf, unsigned len) {
   return guarded([&]() -> nvmlReturn_t {
-    const auto node = sim().node();
+    double t = 0;
+    const auto node = sim().node_at(t);
     if (!node) return NVML_ERROR_UNINITIALIZED;
     const Scenario& sc = node->scenario;
     std::string text;
     for (const auto& pod : sc.pods) {
+      if (!pod.active(t)) continue;
       for (const auto& c : pod.containers) {
         for (const auto& d : c.devices) {
           std::string resource = "nvidia.com/gpu";

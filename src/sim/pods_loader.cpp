@@ -2,7 +2,6 @@
 // it) and, for processes that name a `pod` and `container` or a `slurm_job`, the cgroup path the container
 // runtime or slurmd would give them, so the agent's cgroup attribution runs on the same scenario.
 #include <cstdio>
-#include <set>
 
 #include "sim/scenario_loader.h"
 
@@ -23,9 +22,12 @@ std::string hex(std::uint64_t v, int digits) {
   return std::string(buf + 16 - digits, static_cast<std::size_t>(digits));
 }
 
-// A UUID-shaped pod UID, the same for the same seed, namespace and name.
+// A UUID-shaped pod UID, the same for the same seed, namespace, name and start (a pod recreated later is
+// another pod).
 std::string pod_uid(std::uint64_t seed, const PodSpec& pod) {
-  const std::uint64_t a = fnv1a(pod.namespace_name + "/" + pod.name, seed * 0x9E3779B97F4A7C15ULL + 1);
+  std::string key = pod.namespace_name + "/" + pod.name;
+  if (pod.start > 0) key += "@" + std::to_string(pod.start);
+  const std::uint64_t a = fnv1a(key, seed * 0x9E3779B97F4A7C15ULL + 1);
   const std::uint64_t b = fnv1a(pod.name, a);
   return hex(a >> 32, 8) + "-" + hex(a >> 16, 4) + "-" + hex(a, 4) + "-" + hex(b >> 48, 4) + "-" + hex(b, 12);
 }
@@ -53,14 +55,21 @@ PodDevice read_pod_device(const YamlReader& in, const YAML::Node& n, const Scena
 
 void read_pods(const YamlReader& in, const YAML::Node& list, Scenario& sc) {
   in.expect_list(list, "pods");
-  std::set<std::string> names;
   for (const auto& p : list) {
-    in.expect_map(p, "a pod", {"name", "namespace", "uid", "containers"});
+    in.expect_map(p, "a pod", {"name", "namespace", "uid", "containers", "start", "stop"});
     PodSpec pod;
     if (!p["name"]) in.fail(p, "a pod needs a name");
     pod.name = in.text(p["name"], "name");
     if (p["namespace"]) pod.namespace_name = in.text(p["namespace"], "namespace");
-    if (!names.insert(pod.name).second) in.fail(p["name"], "pod " + pod.name + " is listed twice");
+    if (p["start"]) pod.start = in.seconds(p["start"]);
+    if (p["stop"]) pod.stop = in.seconds(p["stop"]);
+    if (pod.stop <= pod.start) in.fail(p["stop"], "stop must come after start");
+    // A name listed again is the pod recreated (on other GPUs): never two at once.
+    for (const auto& other : sc.pods) {
+      if (other.name == pod.name && other.start < pod.stop && pod.start < other.stop)
+        in.fail(p["name"],
+                "pod " + pod.name + " is listed twice at the same time (give each a start and stop)");
+    }
     pod.uid = p["uid"] ? in.text(p["uid"], "uid") : pod_uid(sc.node.seed, pod);
     if (!p["containers"]) in.fail(p, "a pod needs containers");
     in.expect_list(p["containers"], "containers");
@@ -95,9 +104,10 @@ void assign_workload_cgroups(const YamlReader& in, const YAML::Node& procs, Scen
       if (!p.container.empty()) in.fail(procs[i]["container"], "a container needs its pod");
       continue;
     }
+    // The pod of that name listed when the process starts (a recreated pod is another pod).
     const PodSpec* pod = nullptr;
     for (const auto& candidate : sc.pods)
-      if (candidate.name == p.pod) pod = &candidate;
+      if (candidate.name == p.pod && (!pod || candidate.active(p.start))) pod = &candidate;
     if (!pod) in.fail(procs[i]["pod"], "no pod named " + p.pod + " in pods");
     if (p.container.empty()) p.container = pod->containers.empty() ? "" : pod->containers.front().name;
     if (!p.cgroup.empty()) continue;

@@ -164,8 +164,13 @@ struct PodContainerSpec {
 struct PodSpec {
   std::string name;
   std::string namespace_name = "default";
-  std::string uid;  // the pod's UID; made from the seed, namespace and name when not given
+  std::string uid;  // the pod's UID; made from the seed, namespace, name and start when not given
   std::vector<PodContainerSpec> containers;
+  // Scenario seconds while the kubelet lists it. A pod moved to other GPUs is the same name listed again
+  // with a later start (a recreated pod: a new UID).
+  double start = 0;
+  double stop = kForever;
+  bool active(double t) const { return t >= start && t < stop; }
 };
 
 struct Scenario {

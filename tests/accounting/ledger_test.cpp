@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "accounting/cost_report.h"
+#include "accounting/cost_report_json.h"
 #include "accounting/ledger.h"
 #include "query/memory_series_source.h"
 
@@ -261,7 +262,7 @@ TEST(CostReport, IsTheLedgersIncreaseOverTheWindowBesideOpenCosts) {
   EXPECT_NEAR(r.opencost.allocated_cost, 8.0, 1e-9);
   EXPECT_DOUBLE_EQ(r.opencost.idle_hours, 2.0);
   ASSERT_EQ(r.teams.size(), 1u);
-  EXPECT_EQ(r.teams[0].team, "research");
+  EXPECT_EQ(r.teams[0].name, "research");
   EXPECT_NEAR(r.teams[0].idle_held_cost, 2.0, 1e-9);
   ASSERT_EQ(r.workloads.size(), 1u);
   EXPECT_EQ(r.workloads[0].name(), "research/train-0/trainer");
@@ -269,6 +270,39 @@ TEST(CostReport, IsTheLedgersIncreaseOverTheWindowBesideOpenCosts) {
   const auto late = build_cost_report(history, 60 * 60'000LL, 120 * 60'000LL);
   EXPECT_DOUBLE_EQ(late.node.hours[kActive], 0.5);
   EXPECT_DOUBLE_EQ(late.node.hours[kIdleHeld], 0.5);
+}
+
+// Per namespace: the pods of a namespace together, whatever their teams; a job has no namespace.
+TEST(CostReport, SumsThePodsOfEachNamespace) {
+  Ledger ledger(options());
+  query::MemorySeriesSource history;
+  auto train = gpu(0, 0.9);
+  train.holders.push_back({"research", "train-0", "trainer", ""});
+  auto eval = gpu(1, 0.0);
+  eval.holders.push_back({"research", "eval-0", "eval", ""});
+  auto notebook = gpu(2, 0.0);
+  notebook.holders.push_back({"vision", "nb", "jupyter", ""});
+  auto job = gpu(3, 0.0);
+  job.holders.push_back({"", "", "", "4242"});
+  for (int minute = 0; minute <= 60; ++minute) {
+    const std::int64_t t = minute * 60'000LL;
+    ledger.add(at(t, {train, eval, notebook, job}));
+    record(history, ledger, t);
+  }
+  const auto r = build_cost_report(history, 0, 60 * 60'000LL);
+  ASSERT_EQ(r.namespaces.size(), 2u);
+  EXPECT_EQ(r.namespaces[0].name, "research");  // idle-held cost 4 each: a tie keeps the names in order
+  EXPECT_DOUBLE_EQ(r.namespaces[0].active_hours, 1.0);
+  EXPECT_DOUBLE_EQ(r.namespaces[0].idle_held_hours, 1.0);
+  EXPECT_NEAR(r.namespaces[0].active_cost + r.namespaces[0].idle_held_cost, 8.0, 1e-9);
+  EXPECT_EQ(r.namespaces[1].name, "vision");
+  EXPECT_DOUBLE_EQ(r.namespaces[1].idle_held_hours, 1.0);
+  // The JSON carries them, and reads them back.
+  const auto back = cost_report_from_json(to_json(r));
+  ASSERT_EQ(back.namespaces.size(), 2u);
+  EXPECT_EQ(back.namespaces[1].name, "vision");
+  EXPECT_DOUBLE_EQ(back.namespaces[0].idle_held_hours, 1.0);
+  EXPECT_EQ(to_json(r)["namespaces"][0]["namespace"], "research");
 }
 
 }  // namespace

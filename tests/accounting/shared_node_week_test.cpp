@@ -10,7 +10,6 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <thread>
 
 #include "core/wall_clock.h"
@@ -157,6 +156,14 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
                                                                            {"vision", {71200, 63200}},
                                                                            {"physics", {28800, 0}},
                                                                            {"ops", {60000, 0}}}));
+  // Per namespace: the teams research, vision and ops are namespaces of the scenario's pods (physics is a
+  // user's Slurm job: no namespace).
+  std::map<std::string, std::pair<long long, long long>> namespaces;
+  for (const auto& n : r["namespaces"])
+    namespaces[n["namespace"]] = {cents(n["active_cost"].get<double>()),
+                                  cents(n["idle_held_cost"].get<double>())};
+  EXPECT_EQ(namespaces, (std::map<std::string, std::pair<long long, long long>>{
+                            {"research", {96000, 105600}}, {"vision", {71200, 63200}}, {"ops", {60000, 0}}}));
   // OpenCost's view beside it: the idle-held hours count as allocated.
   EXPECT_EQ(r["opencost"]["allocated_hours"], 1062.0);
   EXPECT_EQ(cents(r["opencost"]["allocated_cost"].get<double>()), 424800);
@@ -175,6 +182,7 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
   EXPECT_NE(md.out.find("| research | 240.00 | 264.00 | 960.00 | 1056.00 | 2016.00 |"), std::string::npos)
       << md.out;
   EXPECT_NE(md.out.find("| allocated | 1062.00 | 4248.00 |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("## Cost by namespace, most idle first"), std::string::npos) << md.out;
 }
 
 }  // namespace

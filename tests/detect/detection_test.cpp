@@ -162,3 +162,37 @@ TEST(Detection, SharedPcieLinksFromSysfsAreMetrics) {
 
 }  // namespace
 }  // namespace gpuwatch::detect
+
+namespace gpuwatch::detect {
+namespace {
+
+// The waste alert's price is the configuration's: a reload's price reaches the next description.
+TEST(Detection, AReloadedPriceReachesTheWasteAlert) {
+  DetectionOptions options;
+  options.accounting.gpu_hour_prices = {{"H200", 3.80}};
+  Detection detection(options);
+  const auto evaluate_at = [&](int minute) {
+    test::Gpu g(7);
+    g.set(Metric::kUtilization, 0.05);
+    g.process(9000, "jupyter", 8 * test::kGiB);
+    return detection.evaluate(test::snapshot_at(minute * 60000LL, {g}));
+  };
+  const auto waste = [](const std::vector<Condition>& cs) -> std::string {
+    for (const auto& c : cs)
+      if (c.alertname == "GpuIdleWaste") return c.description;
+    return "no GpuIdleWaste";
+  };
+  std::vector<Condition> cs;
+  int minute = 0;
+  for (; minute <= 25 * 60; minute += 5) cs = evaluate_at(minute);
+  EXPECT_NE(waste(cs).find("costs 91.20 a day at 3.80 per GPU-hour"), std::string::npos) << waste(cs);
+
+  AccountingSettings reloaded;
+  reloaded.gpu_hour_prices = {{"*", 2.50}};
+  detection.set_accounting(reloaded);
+  cs = evaluate_at(minute);
+  EXPECT_NE(waste(cs).find("costs 60.00 a day at 2.50 per GPU-hour"), std::string::npos) << waste(cs);
+}
+
+}  // namespace
+}  // namespace gpuwatch::detect

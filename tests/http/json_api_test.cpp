@@ -46,22 +46,36 @@ TEST(JsonApi, SchemaFields) {
   EXPECT_EQ(j["collector_errors"][1]["count"], 3);
 }
 
-TEST(JsonApi, ProcessesNameTheirWorkloadFromTheHostReading) {
+TEST(JsonApi, ProcessesNameTheirWorkloadFromTheirOwnFields) {
+  // collector/workload_names.h puts the cgroup's container and pod, the Slurm job and the kubelet's names on
+  // the process; the JSON serves those and nothing else.
   Snapshot s = testing::h200_node();
-  auto host = std::make_shared<HostSnapshot>();
-  host->workloads = std::make_shared<const std::map<unsigned, procfs::Workload>>(
-      std::map<unsigned, procfs::Workload>{{4242, {"containerd://abc123", "pod-uid-1", "", ""}}});
-  s.host = host;
+  ProcessSample& named = s.devices[0].processes[0];
+  named.container_id = "containerd://abc123";
+  named.pod_uid = "pod-uid-1";
+  named.namespace_name = "research";
+  named.pod = "train-0";
+  named.container = "trainer";
+  s.devices[0].processes[1].slurm_job = "4242";
   const nlohmann::json j = snapshot_to_json(s);
   const auto& p = j["devices"][0]["processes"][0];
   ASSERT_EQ(p["pid"], 4242);
   EXPECT_EQ(p["container_id"], "containerd://abc123");
   EXPECT_EQ(p["pod_uid"], "pod-uid-1");
+  EXPECT_EQ(p["namespace"], "research");
+  EXPECT_EQ(p["pod"], "train-0");
+  EXPECT_EQ(p["container"], "trainer");
   EXPECT_TRUE(p["slurm_job"].is_null());
-  // A process the host reader has no workload for, and a snapshot without a host reading: nulls.
-  EXPECT_TRUE(j["devices"][0]["processes"][1]["container_id"].is_null());
-  const nlohmann::json bare = snapshot_to_json(testing::h200_node());
-  EXPECT_TRUE(bare["devices"][0]["processes"][0]["pod_uid"].is_null());
+  const auto& job = j["devices"][0]["processes"][1];
+  EXPECT_EQ(job["slurm_job"], "4242");
+  EXPECT_TRUE(job["container_id"].is_null());
+  EXPECT_TRUE(job["pod"].is_null());
+  // The host reading is not read again: a workload only it knows is not the process's.
+  auto host = std::make_shared<HostSnapshot>();
+  host->workloads = std::make_shared<const std::map<unsigned, procfs::Workload>>(
+      std::map<unsigned, procfs::Workload>{{job["pid"].get<unsigned>(), {"containerd://other", "", "", ""}}});
+  s.host = host;
+  EXPECT_TRUE(snapshot_to_json(s)["devices"][0]["processes"][1]["container_id"].is_null());
 }
 
 TEST(JsonApi, NonFiniteValuesBecomeNullAndTheTextStaysValidJson) {

@@ -95,10 +95,10 @@ Snapshot h200_node(std::uint64_t sequence) {
   auto& gpu0 = s.devices[0];
   gpu0.processes.push_back({4242, "python3", "compute", 85899345920.0, 0.8, 0.4, std::nullopt, std::nullopt,
                             1000, "alice", "python3 train.py --config configs/llama-70b.yaml --epochs 3", "",
-                            "", "", "", ""});
+                            "", "", "", "", "", ""});
   // A uid the passwd file does not name shows as the number; a command line not read is "".
   gpu0.processes.push_back({4343, "we\"ird\\name\nx", "graphics", 1073741824.0, std::nullopt, std::nullopt,
-                            std::nullopt, std::nullopt, 1001, "1001", "", "", "", "", "", ""});
+                            std::nullopt, std::nullopt, 1001, "1001", "", "", "", "", "", "", "", ""});
   auto& gpu1 = s.devices[1];
   gpu1.xid_counts = {{31, 2}, {79, 1}};
   gpu1.last_xid = 79;

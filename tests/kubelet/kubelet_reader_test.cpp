@@ -3,7 +3,9 @@
 // socket removed and made again) that the directory watch notices at once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "fake_kubelet.h"
 #include "sim_support.h"
@@ -52,6 +54,52 @@ TEST(KubeletReader, ListsEveryAllocatedDeviceWithItsPodAndContainer) {
   EXPECT_EQ(read.reading->allocatable, (std::vector<std::string>{"GPU-aaaa", "GPU-bbbb", "GPU-dddd"}));
   // Unchanged: the same reading is shared.
   EXPECT_EQ(reader.read(2000, 2s).reading, read.reading);
+}
+
+TEST(KubeletReader, ReadsDraClaimsWithTheirCdiDevicesAndSliceDevice) {
+  test::TempDir dir;
+  const std::string socket = dir.path() + "/kubelet.sock";
+  test::FakeKubelet kubelet(socket);
+  kubelet.set_allocations(kTwoPods);
+  // A container with two claims (one of two devices), beside a device plugin's allocation in another pod;
+  // the older kubelet's claim has CDI devices only.
+  const std::vector<kubelet::ClaimAllocation> claims = {
+      {"llm",
+       "serve-0",
+       "vllm",
+       "llm",
+       "serve-0-gpus",
+       "gpu.nvidia.com",
+       "node-7",
+       "gpu-3",
+       {"k8s.gpu.nvidia.com/claim=6f0c-gpu-3", "nvidia.com/gpu=3"}},
+      {"llm", "serve-0", "vllm", "llm", "serve-0-gpus", "gpu.nvidia.com", "node-7", "gpu-4", {}},
+      {"llm",
+       "serve-0",
+       "vllm",
+       "llm",
+       "serve-0-nic",
+       "nic.example.com",
+       "node-7",
+       "nic-0",
+       {"example.com/nic=0"}},
+      {"vision", "notebook", "jupyter", "vision", "nb-mig", "", "", "", {"nvidia.com/gpu=2:1"}},
+  };
+  kubelet.set_claims(claims);
+  kubelet.start();
+  KubeletReader reader(socket);
+  const auto read = reader.read(1000, 2s);
+  ASSERT_FALSE(read.error) << read.error->message;
+  EXPECT_EQ(read.reading->allocations, kTwoPods);
+  // The kubelet lists them by pod, in no order of ours.
+  const auto by_pod = [](std::vector<kubelet::ClaimAllocation> v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.namespace_name, a.pod, a.claim_name, a.device) <
+             std::tie(b.namespace_name, b.pod, b.claim_name, b.device);
+    });
+    return v;
+  };
+  EXPECT_EQ(by_pod(read.reading->claims), by_pod(claims));
 }
 
 TEST(KubeletReader, AKubeletWithoutAllocatableResourcesStillNamesPods) {

@@ -2,8 +2,9 @@
 
 #include <dlfcn.h>
 
-#include <sstream>
 #include <stdexcept>
+
+#include "fake_kubelet.h"
 
 namespace gpuwatch::test {
 
@@ -25,19 +26,7 @@ std::vector<kubelet::DeviceAllocation> scenario_pods(const std::string& sim_libr
   shutdown();
   ::unsetenv("GPUWATCH_SIM_SCENARIO");
   if (pods_rc != 0 || tree_rc != 0) throw std::runtime_error("the simulator's pods or /proc tree failed");
-  std::vector<kubelet::DeviceAllocation> out;
-  std::istringstream lines(buf.data());
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream f(line);
-    kubelet::DeviceAllocation a;
-    std::getline(f, a.namespace_name, '\t');
-    std::getline(f, a.pod, '\t');
-    std::getline(f, a.container, '\t');
-    std::getline(f, a.resource, '\t');
-    std::getline(f, a.device_id, '\t');
-    out.push_back(a);
-  }
-  return out;
+  return allocations_from_sim(buf.data());
 }
 
 }  // namespace gpuwatch::test

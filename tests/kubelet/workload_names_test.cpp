@@ -35,8 +35,9 @@ TEST(WorkloadNames, PodsFromTheKubeletJobsFromCgroupsAndTheMapping) {
                        {"nvidia.com/gpu", "GPU-e::0", "vision", "nb-1", "jupyter"},
                        {"nvidia.com/gpu", "GPU-e::1", "vision", "nb-2", "jupyter"}};
   host.pod_resources = pods;
-  host.workloads = std::make_shared<const std::map<unsigned, procfs::Workload>>(
-      std::map<unsigned, procfs::Workload>{{300, {"", "", "4242", "physics"}}});
+  host.workloads =
+      std::make_shared<const std::map<unsigned, procfs::Workload>>(std::map<unsigned, procfs::Workload>{
+          {100, {"containerd://abc", "pod-uid-a", "", ""}}, {300, {"", "", "4242", "physics"}}});
   host.hpc_jobs = std::make_shared<const hpc_jobs::JobMapping>(hpc_jobs::JobMapping{{"3", {"9001"}}});
 
   add_workload_names(host, snap);
@@ -46,6 +47,10 @@ TEST(WorkloadNames, PodsFromTheKubeletJobsFromCgroupsAndTheMapping) {
   EXPECT_EQ(p0.pod, "train-0");
   EXPECT_EQ(p0.container, "trainer");
   EXPECT_EQ(p0.slurm_job, "");
+  // Its cgroup's container and pod are the process's own fields too.
+  EXPECT_EQ(p0.container_id, "containerd://abc");
+  EXPECT_EQ(p0.pod_uid, "pod-uid-a");
+  EXPECT_EQ(snap.devices[2].processes[0].container_id, "");
   ASSERT_EQ(snap.devices[1].holders.size(), 1u);
   EXPECT_EQ(snap.devices[1].holders[0].pod, "eval-0");
   EXPECT_EQ(snap.devices[2].processes[0].slurm_job, "4242");
@@ -57,6 +62,50 @@ TEST(WorkloadNames, PodsFromTheKubeletJobsFromCgroupsAndTheMapping) {
   // Two pods on one GPU: the GPU has both holders, and no process can be told which it is.
   EXPECT_EQ(snap.devices[4].holders.size(), 2u);
   EXPECT_EQ(snap.devices[4].processes[0].pod, "");
+}
+
+DeviceSnapshot mig(unsigned mig_index, std::string uuid, const std::string& parent, unsigned gpu_instance) {
+  DeviceSnapshot d = gpu(mig_index, std::move(uuid), {});
+  d.identity.is_mig_instance = true;
+  d.identity.parent_uuid = parent;
+  d.identity.gpu_instance_id = gpu_instance;
+  return d;
+}
+
+TEST(WorkloadNames, DraClaimsNameTheirGpuOrMigInstance) {
+  Snapshot snap;
+  snap.devices.push_back(gpu(0, "GPU-a", {100}));
+  snap.devices.push_back(gpu(1, "GPU-b", {}));
+  snap.devices.push_back(gpu(2, "GPU-c", {}));
+  snap.devices.push_back(mig(0, "MIG-c0", "GPU-c", 7));  // MIG device 0 of GPU 2, GPU instance 7
+  snap.devices.push_back(mig(1, "MIG-c1", "GPU-c", 9));
+  snap.devices.push_back(gpu(3, "GPU-d", {}));
+  HostSnapshot host;
+  auto pods = std::make_shared<kubelet::PodResourcesReading>();
+  pods->claims = {
+      {"llm", "serve-0", "vllm", "llm", "gpus", "gpu.nvidia.com", "node-7", "gpu-0", {}},
+      {"llm", "serve-0", "vllm", "llm", "gpus", "", "", "", {"nvidia.com/gpu=GPU-b"}},
+      {"vision", "nb", "jupyter", "vision", "mig", "", "", "", {"nvidia.com/gpu=2:1"}},
+      {"ops", "probe", "nic", "ops", "nic", "nic.example.com", "node-7", "gpu-3", {"example.com/nic=3"}},
+  };
+  host.pod_resources = pods;
+  host.hpc_jobs = std::make_shared<const hpc_jobs::JobMapping>(hpc_jobs::JobMapping{{"2.7", {"555"}}});
+
+  add_workload_names(host, snap);
+
+  ASSERT_EQ(snap.devices[0].holders.size(), 1u);
+  EXPECT_EQ(snap.devices[0].holders[0], (GpuHolder{"llm", "serve-0", "vllm", ""}));
+  EXPECT_EQ(snap.devices[0].processes[0].pod, "serve-0");  // its process is named by the claim too
+  ASSERT_EQ(snap.devices[1].holders.size(), 1u);
+  EXPECT_EQ(snap.devices[1].holders[0].pod, "serve-0");
+  EXPECT_TRUE(snap.devices[2].holders.empty());  // the GPU's MIG device is claimed, not the GPU
+  ASSERT_EQ(snap.devices[4].holders.size(), 1u);
+  EXPECT_EQ(snap.devices[4].holders[0].namespace_name, "vision");
+  // Another driver's "gpu-3" is not GPU 3.
+  EXPECT_TRUE(snap.devices[5].holders.empty());
+  // The job mapping names a MIG instance by its GPU's index and its GPU instance, not by its MIG index.
+  ASSERT_EQ(snap.devices[3].holders.size(), 1u);
+  EXPECT_EQ(snap.devices[3].holders[0].slurm_job, "555");
 }
 
 TEST(WorkloadNames, TimeSlicingReplicaIdsNameTheirGpu) {

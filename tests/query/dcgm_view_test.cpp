@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -180,6 +181,73 @@ TEST(DcgmView, QueriesCombineDcgmAndNativeNames) {
   const auto r =
       instant_query(v, "DCGM_FI_DEV_SM_CLOCK * 1000000 == on(gpu) gpu_clock_hertz{clock=\"sm\"}", 1000);
   EXPECT_EQ(r.value.vector.size(), 1u);
+}
+
+// The GPU's pod from the history's gpu_allocation_info at each point's time, as /metrics?naming=dcgm labels
+// it then: GPU 0 is a pod's at 0 and 1 s and nobody's at 2 s; GPU 1 is time-sliced between two pods (no
+// labels); the MIG instance is a pod's.
+TEST(DcgmView, AGpusSeriesCarryThePodItWasAllocatedToThen) {
+  auto history = node();
+  const Labels trainer{{"__name__", "gpu_allocation_info"}, {"gpu", "0"},       {"uuid", "GPU-a"},
+                       {"namespace", "research"},           {"pod", "train-0"}, {"container", "trainer"}};
+  history->add(trainer, 0, 1);
+  history->add(trainer, 1000, 1);
+  history->add(trainer, 2000, kStale);  // the pod went: the history's staleness marker
+  for (std::int64_t t = 0; t <= 2000; t += 1000) {
+    for (const char* pod : {"nb-1", "nb-2"}) {
+      history->add({{"__name__", "gpu_allocation_info"},
+                    {"gpu", "1"},
+                    {"uuid", "GPU-b"},
+                    {"namespace", "vision"},
+                    {"pod", pod},
+                    {"container", "jupyter"}},
+                   t, 1);
+    }
+    history->add({{"__name__", "gpu_allocation_info"},
+                  {"gpu", "0"},
+                  {"uuid", "MIG-c"},
+                  {"gpu_instance_id", "1"},
+                  {"compute_instance_id", "0"},
+                  {"namespace", "vision"},
+                  {"pod", "mig-pod"},
+                  {"container", "c"}},
+                 t, 1);
+  }
+  DcgmViewOptions o;
+  o.hostname = [] { return std::string("gpu-node-07"); };
+  const DcgmSeriesSource v(history, o);
+
+  const auto temp = v.select(std::vector<LabelMatcher>{name_is("DCGM_FI_DEV_GPU_TEMP")}, 0, 2000);
+  ASSERT_EQ(temp.size(),
+            4u);  // GPU 0 with its pod (0, 1 s), GPU 0 without (2 s), GPU 1, the two driver versions
+  std::map<std::pair<std::string, std::string>, std::vector<std::int64_t>> times;  // (gpu, pod) -> t
+  for (const auto& s : temp) {
+    EXPECT_EQ(store::label_value(s.labels, "namespace").empty(), store::label_value(s.labels, "pod").empty());
+    for (const auto& p : s.points)
+      times[{store::label_value(s.labels, "gpu"), store::label_value(s.labels, "pod")}].push_back(p.t_ms);
+  }
+  EXPECT_EQ(times[std::make_pair(std::string("0"), std::string("train-0"))],
+            (std::vector<std::int64_t>{0, 1000}));
+  EXPECT_EQ(times[std::make_pair(std::string("0"), std::string(""))], (std::vector<std::int64_t>{2000}));
+  EXPECT_EQ(times[std::make_pair(std::string("1"), std::string(""))],
+            (std::vector<std::int64_t>{0, 1000, 2000}));
+  for (const auto& s : temp) {
+    if (store::label_value(s.labels, "pod") == "train-0") {
+      EXPECT_EQ(store::label_value(s.labels, "namespace"), "research");
+      EXPECT_EQ(store::label_value(s.labels, "container"), "trainer");
+    }
+  }
+  const auto fb = v.select(
+      std::vector<LabelMatcher>{name_is("DCGM_FI_DEV_FB_USED"), {"GPU_I_ID", Op::kEqual, "1"}}, 0, 1000);
+  ASSERT_EQ(fb.size(), 1u);
+  EXPECT_EQ(store::label_value(fb[0].labels, "pod"), "mig-pod");
+  // A selector on the pod label, and the series API: the same series.
+  const auto train = v.select(
+      std::vector<LabelMatcher>{name_is("DCGM_FI_DEV_GPU_UTIL"), {"pod", Op::kEqual, "train-0"}}, 0, 2000);
+  ASSERT_EQ(train.size(), 1u);
+  EXPECT_EQ(train[0].points.size(), 2u);
+  const auto listed = v.series(std::vector<LabelMatcher>{name_is("DCGM_FI_DEV_GPU_TEMP")}, 0, 2000);
+  EXPECT_EQ(listed.size(), temp.size());
 }
 
 TEST(TargetLabels, EverySeriesGetsTheTargetsLabelsUnlessItHasItsOwn) {

@@ -17,21 +17,20 @@
 #include "http/json_api.h"
 #include "rules/health.h"
 #include "snapshot_fixture.h"
-#include "sources/host/host_snapshot.h"
 
 namespace gpuwatch::top {
 namespace {
 
-// The fixture node as the agent holds it: GPU 0's processes in a Slurm job and a pod.
+// The fixture node as the agent holds it: GPU 0's processes in a Slurm job and a pod
+// (collector/workload_names.h puts those on the processes).
 std::shared_ptr<Snapshot> node() {
   auto snap = std::make_shared<Snapshot>(testing::h200_node());
-  auto host = std::make_shared<HostSnapshot>();
-  auto workloads = std::make_shared<std::map<unsigned, procfs::Workload>>();
-  const auto& processes = snap->devices.at(0).processes;
-  (*workloads)[processes.at(0).pid] = {"", "", "4242", ""};
-  (*workloads)[processes.at(1).pid] = {"containerd://abc123", "1b2c3d4e-0000-1111-2222-333344445555", "", ""};
-  host->workloads = workloads;
-  snap->host = host;
+  auto& processes = snap->devices.at(0).processes;
+  processes.at(0).slurm_job = "4242";
+  processes.at(1).container_id = "containerd://abc123";
+  processes.at(1).pod_uid = "1b2c3d4e-0000-1111-2222-333344445555";
+  processes.at(1).namespace_name = "research";
+  processes.at(1).pod = "train-0";
   return snap;
 }
 
@@ -87,9 +86,13 @@ TEST(AgentFrame, IsTheSnapshotTheAgentHolds) {
       EXPECT_EQ(ours.processes[p].used_memory_bytes, theirs.processes[p].used_memory_bytes);
     }
   }
-  const auto& p0 = snap->devices[0].processes;
-  EXPECT_EQ(frame.workloads.at(p0[0].pid).slurm_job, "4242");
-  EXPECT_EQ(frame.workloads.at(p0[1].pid).pod_uid, "1b2c3d4e-0000-1111-2222-333344445555");
+  // Each process's workload, read back from the JSON's own fields.
+  const auto& p0 = frame.snapshot->devices[0].processes;
+  EXPECT_EQ(p0[0].slurm_job, "4242");
+  EXPECT_EQ(p0[1].pod_uid, "1b2c3d4e-0000-1111-2222-333344445555");
+  EXPECT_EQ(p0[1].container_id, "containerd://abc123");
+  EXPECT_EQ(p0[1].namespace_name, "research");
+  EXPECT_EQ(p0[1].pod, "train-0");
   // The watchdog is left out; firing comes first.
   ASSERT_EQ(frame.alerts.size(), 2U);
   EXPECT_EQ(frame.alerts[0].name, "GpuLost");
@@ -209,7 +212,6 @@ TEST(ProcessRows, NameThePodAsTheKubeletNamedIt) {
   };
   TopFrame local;
   local.snapshot = snap;
-  local.workloads = *snap->host->workloads;
   EXPECT_EQ(workload_of(local, ViewState()), "pod 1b2c3d4e-0000-1111-2222-333344445555");
   in_pod.namespace_name = "research";
   in_pod.pod = "train-1";

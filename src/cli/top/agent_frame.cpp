@@ -59,7 +59,7 @@ void read_metrics(const json& metrics, DeviceSnapshot& d) {
   }
 }
 
-ProcessSample read_process(const json& p, std::map<unsigned, procfs::Workload>& workloads) {
+ProcessSample read_process(const json& p) {
   ProcessSample out;
   out.pid = field(p, "pid", "a process").get<unsigned>();
   out.name = text(p, "name");
@@ -76,12 +76,12 @@ ProcessSample read_process(const json& p, std::map<unsigned, procfs::Workload>& 
   out.pod = text(p, "pod");
   out.container = text(p, "container");
   out.slurm_job = text(p, "slurm_job");
-  procfs::Workload w{text(p, "container_id"), text(p, "pod_uid"), text(p, "slurm_job"), ""};
-  if (!w.empty()) workloads[out.pid] = std::move(w);
+  out.container_id = text(p, "container_id");
+  out.pod_uid = text(p, "pod_uid");
   return out;
 }
 
-DeviceSnapshot read_device(const json& j, Health& health, std::map<unsigned, procfs::Workload>& workloads) {
+DeviceSnapshot read_device(const json& j, Health& health) {
   DeviceSnapshot d;
   DeviceIdentity& id = d.identity;
   id.index = field(j, "index", "a device").get<unsigned>();
@@ -108,7 +108,7 @@ DeviceSnapshot read_device(const json& j, Health& health, std::map<unsigned, pro
   }
   if (const auto m = j.find("metrics"); m != j.end() && m->is_object()) read_metrics(*m, d);
   if (const auto ps = j.find("processes"); ps != j.end() && ps->is_array()) {
-    for (const auto& p : *ps) d.processes.push_back(read_process(p, workloads));
+    for (const auto& p : *ps) d.processes.push_back(read_process(p));
   }
   return d;
 }
@@ -149,7 +149,7 @@ TopFrame frame_from_agent(const json& gpus, const json& alerts) {
   }
   for (const auto& d : field(gpus, "devices", "/api/v1/gpus")) {
     Health health;
-    snap->devices.push_back(read_device(d, health, frame.workloads));
+    snap->devices.push_back(read_device(d, health));
     frame.health.push_back(std::move(health));
   }
   frame.snapshot = std::move(snap);

@@ -13,7 +13,6 @@
 #include "cli/top/gpu_history.h"
 #include "core/snapshot.h"
 #include "rules/health.h"
-#include "sources/procfs/workload.h"
 
 namespace gpuwatch::top {
 
@@ -27,11 +26,10 @@ struct TopAlert {
 };
 
 struct TopFrame {
-  SnapshotPtr snapshot;                            // never null in a published frame
-  std::vector<Health> health;                      // one per snapshot->devices, in the same order
-  std::map<unsigned, procfs::Workload> workloads;  // by pid, where the process's cgroup names one
-  std::vector<TopAlert> alerts;                    // firing first, then pending
-  std::string origin;                              // "agent http://..." or "NVML <library>"
+  SnapshotPtr snapshot;          // never null in a published frame
+  std::vector<Health> health;    // one per snapshot->devices, in the same order
+  std::vector<TopAlert> alerts;  // firing first, then pending
+  std::string origin;            // "agent http://..." or "NVML <library>"
   std::string problem;  // why this frame's readings are old (the agent did not answer); "" when fresh
   std::int64_t received_ms = 0;  // wall clock when the source got the snapshot
   // What the source knew from before its first snapshot (an agent's history), by GPU UUID; null when nothing.

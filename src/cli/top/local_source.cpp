@@ -57,7 +57,6 @@ FramePtr LocalSource::latest() {
     auto frame = std::make_shared<TopFrame>();
     frame->snapshot = snap;
     for (const auto& d : snap->devices) frame->health.push_back(assess_health(d, settings_));
-    if (snap->host && snap->host->workloads) frame->workloads = *snap->host->workloads;
     frame->alerts = alerts_of(detection_.evaluate(*snap), now);
     frame->origin = origin_;
     frame->received_ms = now;

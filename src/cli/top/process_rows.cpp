@@ -59,13 +59,11 @@ std::string device_label(const Snapshot& snapshot, const DeviceSnapshot& device)
 
 // The name people know a workload by: the kubelet's namespace/pod, the Slurm job; else what the cgroup says
 // (a pod's UID when no kubelet named it, another runtime's container).
-std::string workload_text(const ProcessSample& p, const procfs::Workload* w) {
+std::string workload_text(const ProcessSample& p) {
   if (!p.pod.empty()) return "pod " + (p.namespace_name.empty() ? p.pod : p.namespace_name + "/" + p.pod);
   if (!p.slurm_job.empty()) return "job " + p.slurm_job;
-  if (!w) return "";
-  if (!w->pod_uid.empty()) return "pod " + w->pod_uid;
-  if (!w->slurm_job.empty()) return "job " + w->slurm_job;
-  if (!w->container_id.empty()) return "ctr " + w->container_id;
+  if (!p.pod_uid.empty()) return "pod " + p.pod_uid;
+  if (!p.container_id.empty()) return "ctr " + p.container_id;
   return "";
 }
 
@@ -82,8 +80,7 @@ std::vector<ProcessRow> process_rows(const TopFrame& frame, const ViewState& vie
       row.type = p.type;
       row.memory_bytes = p.used_memory_bytes;
       row.sm = p.sm_utilization;
-      const auto w = frame.workloads.find(p.pid);
-      row.workload = workload_text(p, w == frame.workloads.end() ? nullptr : &w->second);
+      row.workload = workload_text(p);
       row.command = !p.command.empty() ? p.command : (p.name.empty() ? "?" : p.name);
       if (matches(row, view.filter)) rows.push_back(std::move(row));
     }

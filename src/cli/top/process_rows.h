@@ -28,7 +28,7 @@ struct ProcessRow {
 std::string device_label(const Snapshot& snapshot, const DeviceSnapshot& device);
 
 // "pod 1b2c...", "job 4242", "ctr containerd://ab12..."; "" when the process runs in no workload.
-std::string workload_text(const procfs::Workload& w);
+std::string workload_text(const ProcessSample& p);
 
 std::vector<ProcessRow> process_rows(const TopFrame& frame, const ViewState& view);
 

@@ -67,6 +67,21 @@ std::variant<PodResourcesReading, PodResourcesError> PodResourcesClient::read(
                 {devices.resource_name(), id, pod.namespace_(), pod.name(), container.name()});
           }
         }
+        for (const auto& claim : container.dynamic_resources()) {
+          for (const auto& resource : claim.claim_resources()) {
+            ClaimAllocation a{pod.namespace_(),
+                              pod.name(),
+                              container.name(),
+                              claim.claim_namespace(),
+                              claim.claim_name(),
+                              resource.driver_name(),
+                              resource.pool_name(),
+                              resource.device_name(),
+                              {}};
+            for (const auto& cdi : resource.cdi_devices()) a.cdi_devices.push_back(cdi.name());
+            out.claims.push_back(std::move(a));
+          }
+        }
       }
     }
   }
