@@ -48,10 +48,19 @@ demo: build
 run: build
 	$(BUILD)/gpuwatch agent --listen $(DEMO_LISTEN)
 
+# Collection, serving and memory beside node_exporter, time to alert, the web dashboards, `gpuwatch top` beside
+# nvtop, the SLO engine and fault-to-page beside Prometheus rules, and remote write beside Prometheus in agent
+# mode. NVTOP=/path/to/nvtop (built from its source; no Debian package) puts top beside nvtop; without it top is
+# measured alone and the script says so.
 bench: build
+	@bench/oneshot.sh $(BUILD)
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)
+	@NVTOP="$(NVTOP)" bench/top_vs_nvtop.sh $(BUILD)
+	@bench/slo/run.sh $(BUILD)
+	@bench/slo/fault_to_page.sh $(BUILD)
+	@bench/remote_write.sh $(BUILD)
 
 # The history store beside Prometheus and VictoriaMetrics on identical data (about 15 minutes on 2 cores).
 bench-store: build

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Remote write, measured (docs/benchmarks.md, "Remote write"):
 #  1. Disk queue bytes per hour of outage: the agent on scenarios/bench-8xh200.yaml (8 H200, 80 processes, 1 s)
-#     in lockstep from one hour back, its receiver down: what its queue holds once it has caught up with now.
+#     in lockstep from one hour back, its receiver down: what its queue holds once it has caught up with now,
+#     bytes per sample, and the hour at the live rate of part 3 (the replay's snapshots that the sink's queue
+#     dropped on a loaded machine are counted, not queued).
 #  2. Catch-up: VictoriaMetrics comes up; the time the agent takes to send the hour, and the agent's CPU
 #     (utime+stime) per sample sent while it does.
 #  3. Live forwarding beside Prometheus in agent mode, in one run: for BENCH_RW_SECONDS the agent sends its
@@ -42,6 +44,10 @@ for _ in $(seq 1 600); do
 done
 queue_bytes=$(metric gpuwatch_remote_write_queue_bytes)
 queue_samples=$(metric gpuwatch_remote_write_queue_length)
+# A replay makes snapshots faster than a sink takes them on a loaded machine: those its queue dropped are not
+# in the hour's queue, so the hour is also given at the live rate measured below.
+replay_dropped=$(curl -s "http://127.0.0.1:$agent_port/metrics" |
+  awk '$1 == "gpuwatch_sink_dropped_snapshots_total{sink=\"remote_write\"}" {printf "%.0f", $2}')
 
 victoria-metrics -httpListenAddr="127.0.0.1:$vm_port" -storageDataPath="$work/vm" -retentionPeriod=10y \
   -dedup.minScrapeInterval=1ms -loggerLevel=ERROR >"$work/vm.log" 2>&1 &
@@ -82,14 +88,16 @@ p_sent=$(( $(curl -s "http://127.0.0.1:$prom_port/metrics" | awk '$1 ~ /^prometh
 # Whether Prometheus's scrapes of the agent worked (its lastError when not).
 curl -s "http://127.0.0.1:$prom_port/api/v1/targets" | python3 -c 'import json,sys; [print("prometheus target:", t["health"], t["lastError"], "scrape", t["lastScrapeDuration"], "s") for t in json.load(sys.stdin)["data"]["activeTargets"]]' >&2
 mkdir -p "$root/bench/results"
-python3 - "$queue_bytes" "$queue_samples" "$start" "$end" "$drain_cpu" "$drained" "$a_cpu" "$a_sent" "$p_cpu" "$p_sent" "$hz" "$seconds" >"$root/bench/results/remote-write.json" <<'PY'
+python3 - "$queue_bytes" "$queue_samples" "$start" "$end" "$drain_cpu" "$drained" "$a_cpu" "$a_sent" "$p_cpu" "$p_sent" "$hz" "$seconds" "${replay_dropped:-0}" >"$root/bench/results/remote-write.json" <<'PY'
 import json, sys
-qb, qs, start, end, dcpu, drained, acpu, asent, pcpu, psent, hz, secs = sys.argv[1:]
+qb, qs, start, end, dcpu, drained, acpu, asent, pcpu, psent, hz, secs, rdropped = sys.argv[1:]
 hz = float(hz)
 wall = float(end) - float(start)
 out = {
     "queue_bytes_per_hour_of_outage": int(qb), "queue_samples_per_hour_of_outage": int(qs),
     "queue_bytes_per_sample": int(qb) / max(1, int(qs)),
+    "replay_snapshots_dropped_by_the_sink": int(rdropped),
+    "queue_bytes_per_hour_at_the_live_rate": round(int(qb) / max(1, int(qs)) * int(asent) / int(secs) * 3600),
     "catch_up_seconds": round(wall, 2), "catch_up_samples": int(drained),
     "catch_up_samples_per_second": round(int(drained) / wall) if wall > 0 else None,
     "catch_up_cpu_ns_per_sample": round(int(dcpu) / hz * 1e9 / max(1, int(drained)), 1),

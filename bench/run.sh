@@ -69,6 +69,16 @@ if command -v perf >/dev/null && perf record -q -o "$work/probe.perf" true >/dev
     >"$work/collect-profiled.json" 2>/dev/null
   perf script -i "$work/collect.perf" -F comm,tid,ip,sym,dso 2>/dev/null |
     python3 "$here/cpu_split.py" "$results/collect.json" >"$results/collect-cpu-split.json"
+  # The 10 ms run too: there the per-tick hand-off to the device workers weighs most.
+  if [ "$fast_ticks" -gt 0 ]; then
+    perf record -q -F 1999 --call-graph dwarf,16384 -o "$work/collect-10ms.perf" -- "$collect_bench" \
+      --nvml-library "$sim" --scenario "$scenario" --proc-root "$proc_root" --ticks "$fast_ticks" --interval-ms 10 \
+      >/dev/null 2>&1
+    perf script -i "$work/collect-10ms.perf" -F comm,tid,ip,sym,dso 2>/dev/null |
+      python3 "$here/cpu_split.py" "$results/collect-10ms.json" >"$results/collect-10ms-cpu-split.json"
+  else
+    rm -f "$results/collect-10ms-cpu-split.json"
+  fi
 else
   echo "(perf is not usable here: no CPU-sample split of the collection cost)"
   rm -f "$results/collect-cpu-split.json"
@@ -103,6 +113,8 @@ while [ $(($(date +%s) - start)) -lt "$rss_seconds" ]; do
   sleep 0.5
 done
 agent_ticks=$(curl -fsS --max-time 2 "http://127.0.0.1:$rss_port/metrics" | awk '$1 == "gpuwatch_ticks_total" {print $2}')
+# Where each MiB goes (heap, arenas, stacks, the binary, each shared library), from the agent's smaps.
+python3 "$here/rss_split.py" "$agent" >"$results/rss-split.json"
 cat >"$results/rss.json" <<JSON
 {"benchmark": "agent_rss", "wall_seconds": $rss_seconds, "time_scale": 10, "interval_s": 0.1,
  "agent_ticks": ${agent_ticks:-0}, "scrapes": $scrapes,

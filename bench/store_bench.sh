@@ -6,8 +6,8 @@
 #   2. parse speed of import (parse only, and import --dry-run end to end) and the codec's bytes/sample
 #   3. ingest + bytes/sample of the whole data dir: gpuwatch import, promtool tsdb create-blocks-from
 #      openmetrics, VictoriaMetrics /api/v1/import/prometheus (+ force_flush, force_merge)
-#   4. three range queries through each one's HTTP API (/api/v1/query_range), medians of QREPS runs, the
-#      VictoriaMetrics cache off (-search.disableCache)
+#   4. four range queries through each one's HTTP API (/api/v1/query_range), medians of QREPS runs: a-c and d
+#      (rate over a counter), the VictoriaMetrics cache off (-search.disableCache)
 #   5. the second corpus: `gpuwatch sim export` of the incidents scenario (per-process series, GPM ratios),
 #      bytes/sample per class of series, and the agent's RSS holding it
 # Results: bench/results/store.json and store.md. Steps that need a part gpuwatch does not have yet (the store
@@ -189,6 +189,8 @@ log "4. query_range, 1 warm-up + $QREPS runs each, curl time_total medians"
 QA='gpu_temperature_celsius{gpu="3"}'
 QB='avg by (gpu) (gpu_utilization_ratio)'
 QC='max_over_time(gpu_memory_used_bytes[5m])'
+# d (new key): what an energy or cost panel issues, rate over a counter summed per GPU.
+QD='sum by (gpu) (rate(gpu_energy_joules_total[5m]))'
 qbench() {   # qbench NAME BASE QUERY STEP
   local i t ts=() out=$work/q-$1.json cold=
   for i in $(seq 0 "$QREPS"); do
@@ -205,8 +207,9 @@ qbench() {   # qbench NAME BASE QUERY STEP
 }
 kill -STOP "$VM_PID"; kill -CONT "$PROM_PID"
 qbench prom_a "$PROM" "$QA" 10; qbench prom_b "$PROM" "$QB" 60; qbench prom_c "$PROM" "$QC" 60
+qbench prom_d "$PROM" "$QD" 60
 kill -STOP "$PROM_PID"; kill -CONT "$VM_PID"
-qbench vm_a "$VM" "$QA" 10; qbench vm_b "$VM" "$QB" 60; qbench vm_c "$VM" "$QC" 60
+qbench vm_a "$VM" "$QA" 10; qbench vm_b "$VM" "$QB" 60; qbench vm_c "$VM" "$QC" 60; qbench vm_d "$VM" "$QD" 60
 stop_pid "$VM_PID"; stop_pid "$PROM_PID"
 if [ "$have_store" = 1 ]; then
   # No GPU and no simulator: the agent serves the imported history (wall-clock domain) and adds only its own
@@ -216,7 +219,7 @@ if [ "$have_store" = 1 ]; then
   GW_PID=$!; pids+=("$GW_PID")
   if wait_http "http://127.0.0.1:$GW_PORT/api/v1/query_range?query=up&start=$START&end=$START&step=60"; then
     GW=http://127.0.0.1:$GW_PORT
-    qbench gw_a "$GW" "$QA" 10; qbench gw_b "$GW" "$QB" 60; qbench gw_c "$GW" "$QC" 60
+    qbench gw_a "$GW" "$QA" 10; qbench gw_b "$GW" "$QB" 60; qbench gw_c "$GW" "$QC" 60; qbench gw_d "$GW" "$QD" 60
   else
     rec gw_queries "skipped: the agent does not answer /api/v1/query_range"
   fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns bench/results/{collect,collect-10ms,rss,serve}.json into summary.json and summary.md (also printed).
+"""Turns bench/results/{collect,collect-10ms,rss,rss-split,oneshot,serve}.json into summary.json and summary.md (also printed).
 
 Usage: summarize.py RESULTS_DIR
 """
@@ -117,12 +117,15 @@ def main():
             if c["missed_reads"]:
                 md.append(f"\n{c['missed_reads']} device reads missed their deadline in the {label} run.")
 
-    split = load(results, "collect-cpu-split.json")
-    if split:
-        summary["collect_cpu_split"] = split
+    for name, key in (("collect-cpu-split.json", "collect_cpu_split"),
+                      ("collect-10ms-cpu-split.json", "collect_10ms_cpu_split")):
+        split = load(results, name)
+        if not split:
+            continue
+        summary[key] = split
         us = split["agent_us_per_gpu_tick"]
         top = ", ".join(f"{f['function'][:60]} {100 * f['share']:.1f}%" for f in split["agent_top_functions"][:5])
-        md += ["", f"By CPU samples (perf, {split['samples']} samples of the same 1 s run, profiled): "
+        md += ["", f"By CPU samples (perf, {split['samples']} samples of the same {split['interval_ms']} ms run, profiled): "
                    f"{100 * split['agent_share']:.1f}% outside NVML, i.e. agent's own {us:.1f} µs and NVML "
                    f"{split['nvml_us_per_gpu_tick']:.1f} µs per GPU per tick (target <= {AGENT_US_PER_GPU_TICK:g} µs: "
                    f"{verdict(us <= AGENT_US_PER_GPU_TICK)}). Largest agent shares of all samples: {top}."]
@@ -143,6 +146,27 @@ def main():
                f"(GPUWATCH_SIM_TIME_SCALE={rss['time_scale']}), {rss['scrapes']} gzip scrapes: "
                f"VmRSS {rss_mib:.1f} MiB, VmHWM {rss['vm_hwm_kib'] / 1024:.1f} MiB "
                f"(target <= {RSS_MIB:g} MiB: {verdict(rss_mib <= RSS_MIB)})."]
+
+    split_rss = load(results, "rss-split.json")
+    if rss and split_rss:
+        summary["rss_split"] = split_rss
+        parts = ", ".join(f"{name} {kib / 1024:.1f}" for name, kib in list(split_rss["parts_kib"].items())[:10])
+        md += ["", f"Where it goes (MiB, /proc/PID/smaps at the end of the run): {parts}."]
+
+    oneshot = load(results, "oneshot.json")
+    if oneshot:
+        summary["oneshot"] = oneshot
+        commands = oneshot["commands"]
+        peer = commands.get("nvtop")
+        md += ["", f"### One-shot commands (whole processes in turn, medians of {oneshot['runs']} runs)", "",
+               "| command | wall ms | CPU ms | wall vs nvtop -s | CPU vs nvtop -s |", "| --- | --- | --- | --- | --- |"]
+        for name, c in commands.items():
+            if peer:
+                ratios = (f"{c['median_wall_ms'] / peer['median_wall_ms']:.2f}x | "
+                          f"{c['median_cpu_ms'] / max(peer['median_cpu_ms'], 1e-9):.2f}x")
+            else:
+                ratios = "- (NVTOP not set) | -"
+            md.append(f"| {name} | {c['median_wall_ms']:.1f} | {c['median_cpu_ms']:.1f} | {ratios} |")
 
     if serve:
         figures = {s["name"]: server_figures(s) for s in serve["servers"]}

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `gpuwatch top` beside nvtop on the same simulated node, in one run: both draw the same 8 simulated H200 with
 # 80 processes (scenarios/bench-8xh200.yaml, libnvml-sim answering both) in their own detached tmux session of
-# the same size, at the same refresh interval, at the same time. After a warm-up, each one's CPU time
-# (utime+stime from /proc/PID/stat) over the window, per refresh, and its memory (VmRSS, VmHWM). A third
+# the same size, at the same refresh interval, at the same time. After a warm-up, each one's CPU time over the
+# window (its threads' run time from /proc/PID/task/*/schedstat, in nanoseconds: the 10 ms clock ticks of
+# /proc/PID/stat are too coarse for a few milliseconds a refresh), per refresh, and its memory (VmRSS, VmHWM, and RssAnon:
+# the part that is the program's own, not pages of the shared libraries it maps). A third
 # session runs `top --url` on an agent of the same node: the cost of drawing alone.
 #   bench/top_vs_nvtop.sh BUILD_DIR        NVTOP=/path/to/nvtop (built from github.com/Syllo/nvtop; nvtop is no
 #                                          Debian package) adds the peer; without it only top is measured.
@@ -24,16 +26,12 @@ socket=$work/tmux.sock
 tmux_() { tmux -S "$socket" -f /dev/null -u "$@"; }
 trap 'tmux_ kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 
-if [ -z "${NVTOP:-}" ]; then
-  echo "top-bench: NVTOP is not set: measuring gpuwatch top alone. nvtop is not a Debian package; build it from"
-  echo "  its source (github.com/Syllo/nvtop, cmake -DNVIDIA_SUPPORT=ON) and pass NVTOP=/path/to/nvtop."
-elif [ ! -x "$NVTOP" ]; then
-  echo "top-bench: NVTOP=$NVTOP is not an executable" >&2
-  exit 1
-fi
+# shellcheck source=bench/nvtop_peer.sh
+source "$(dirname "$0")/nvtop_peer.sh"
+nvtop_peer_check top-bench || true
 
 # Both load libnvml-sim as libnvidia-ml.so.1 and see the same GPUs at the same moment (same epoch).
-sim_env="LANG=C.UTF-8 GPUWATCH_SIM_SCENARIO=$scenario GPUWATCH_SIM_EPOCH=$(date +%s) GPUWATCH_SIM_MODE=scaled"
+sim_env=$(nvtop_sim_env "$sim_dir" "$scenario" "$(date +%s)")
 tmux_ new-session -d -s top -x "$cols" -y "$rows" \
   "env $sim_env $gpuwatch top --nvml-library $sim_dir/libnvidia-ml.so.1 --interval ${interval_ms}ms --kmsg ''"
 # top --url draws what an agent serves: its CPU is the drawing's alone (the agent reads the GPUs).
@@ -51,13 +49,13 @@ tmux_ new-session -d -s top_url -x "$cols" -y "$rows" \
 if [ -n "${NVTOP:-}" ]; then
   # nvtop's delay is in tenths of a second.
   tmux_ new-session -d -s nvtop -x "$cols" -y "$rows" \
-    "env $sim_env LD_LIBRARY_PATH=$sim_dir $NVTOP -d $((interval_ms / 100))"
+    "env $sim_env $NVTOP -d $((interval_ms / 100))"
 fi
 
 pid_of() { # the program tmux runs in session $1 (its pane's process, after env exec'd it)
   tmux_ list-panes -t "$1" -F '#{pane_pid}'
 }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ns += $1} END {printf "%d", ns}'; }
 status_kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
 sleep 5  # warm-up: libraries loaded, first frames drawn
@@ -66,22 +64,22 @@ sessions=(top top_url)
 declare -A pid start
 for s in "${sessions[@]}"; do
   pid[$s]=$(pid_of "$s")
-  start[$s]=$(cpu_ticks "${pid[$s]}")
+  start[$s]=$(cpu_ns "${pid[$s]}")
 done
 for s in "${sessions[@]}"; do echo "top-bench: $s is pid ${pid[$s]} ($(cat /proc/${pid[$s]}/comm))"; done
 sleep "$seconds"
-hz=$(getconf CLK_TCK)
 refreshes=$((seconds * 1000 / interval_ms))
 json="{\"seconds\": $seconds, \"interval_ms\": $interval_ms, \"size\": \"$size\", \"scenario\": \"bench-8xh200\", \"programs\": {"
-table="| program | CPU per refresh | CPU share | VmRSS | VmHWM |\n| --- | ---: | ---: | ---: | ---: |\n"
+table="| program | CPU per refresh | CPU share | VmRSS | VmHWM | RssAnon |\n| --- | ---: | ---: | ---: | ---: | ---: |\n"
 first=1
 for s in "${sessions[@]}"; do
   p=${pid[$s]}
-  used=$(( $(cpu_ticks "$p") - ${start[$s]} ))
+  used=$(( $(cpu_ns "$p") - ${start[$s]} ))
   rss=$(status_kib "$p" VmRSS)
   hwm=$(status_kib "$p" VmHWM)
-  per_refresh_ms=$(awk -v t="$used" -v hz="$hz" -v n="$refreshes" 'BEGIN {printf "%.2f", t * 1000 / hz / n}')
-  share=$(awk -v t="$used" -v hz="$hz" -v s="$seconds" 'BEGIN {printf "%.2f", 100 * t / hz / s}')
+  anon=$(status_kib "$p" RssAnon)
+  per_refresh_ms=$(awk -v t="$used" -v n="$refreshes" 'BEGIN {printf "%.3f", t / 1e6 / n}')
+  share=$(awk -v t="$used" -v s="$seconds" 'BEGIN {printf "%.2f", 100 * t / 1e9 / s}')
   case $s in
     top) name="gpuwatch top (reads the GPUs)" ;;
     top_url) name="gpuwatch top --url (draws an agent's readings)" ;;
@@ -89,8 +87,8 @@ for s in "${sessions[@]}"; do
   esac
   [ $first -eq 1 ] || json+=", "
   first=0
-  json+="\"$s\": {\"cpu_ms_per_refresh\": $per_refresh_ms, \"cpu_percent\": $share, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm}"
-  table+="| $name | $per_refresh_ms ms | $share % | $((rss / 1024)) MiB | $((hwm / 1024)) MiB |\n"
+  json+="\"$s\": {\"cpu_ms_per_refresh\": $per_refresh_ms, \"cpu_percent\": $share, \"vmrss_kib\": $rss, \"vmhwm_kib\": $hwm, \"rssanon_kib\": $anon}"
+  table+="| $name | $per_refresh_ms ms | $share % | $((rss / 1024)) MiB | $((hwm / 1024)) MiB | $((anon / 1024)) MiB |\n"
 done
 json+="}}"
 mkdir -p bench/results

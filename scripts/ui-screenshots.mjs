@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Makes the screenshots of docs/ui.md (docs/ui/*.png): the three views and a runbook, in Debian's chromium,
-// on an agent running the simulated incidents node with 11 minutes of history (every fault has begun).
+// on an agent running the simulated incidents node with 11 minutes of history (every fault has begun), and the
+// executive view's SLO panel on an agent scraping scenarios/inference-slo-8xh200.yaml's model servers with its
+// SLOs, 10 minutes into that scenario (its faults have begun to burn them).
 //   GPUWATCH_SOURCE_DIR=. GPUWATCH_BINARY_DIR=build node scripts/ui-screenshots.mjs
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -31,4 +33,26 @@ try {
 } finally {
   await browser.close();
   await agent.stop();
+}
+
+const scenarios = join(paths().source, "scenarios");
+const serving = await startAgent({
+  scenario: join(scenarios, "inference-slo-8xh200.yaml"),
+  mode: "scaled",
+  services: true,
+  historySeconds: 600,
+  args: ["--slo-files", join(scenarios, "inference-slo-8xh200.slos.yaml")],
+});
+const browser2 = await startBrowser();
+try {
+  // Two scrapes at least, so every SLO has a rate.
+  await new Promise((r) => setTimeout(r, 15_000));
+  const page = await browser2.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${serving.url}/?view=executive&range=24h`);
+  await page.waitForSelector("#slo-table tr.slo");
+  await page.locator("#slos").screenshot({ path: join(out, "executive-slo.png") });
+  console.log("docs/ui/executive-slo.png: the SLO panel");
+} finally {
+  await browser2.close();
+  await serving.stop();
 }

@@ -45,7 +45,7 @@ Node make_node() {
       p.used_memory_bytes = 1e9;
       p.sm_utilization = 0.1;
       d.processes.push_back(p);
-      if (g >= kGpus / 2) (*workloads)[p.pid] = {"", "", std::to_string(4000 + i % 8)};
+      if (g >= kGpus / 2) (*workloads)[p.pid] = {"", "", std::to_string(4000 + i % 8), ""};
     }
     n.snapshot.devices.push_back(std::move(d));
   }

@@ -176,8 +176,8 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
   if (!options_.slo_files.empty()) {
     slos_ = std::make_shared<slo::SloEngine>(load_slos(options_.slo_files));
     slo_conditions = std::make_shared<slo::SloConditions>();
-    sinks.push_back(std::make_shared<slo::SloSink>(slos_, slo_conditions,
-                                                   [alerts = alerts_] { return alerts->alerts(); }));
+    sinks.push_back(std::make_shared<slo::SloSink>(
+        slos_, slo_conditions, [alerts = alerts_] { return alerts->alerts(); }, history_));
     slo_routes.push_back(slo::slos_route(slos_));
     spdlog::info("evaluating {} SLO(s) from {}", slos_->specs().size(), options_.slo_files);
   }
@@ -196,8 +196,9 @@ Agent::Agent(AgentOptions options, std::vector<std::shared_ptr<SnapshotSink>> ex
       // The labels the agent's query API gives its series: a receiver holds the same series.
       const Labels target{{"instance", reachable_address(listener_->address, options_.hostname)},
                           {"job", std::string(kQueryJob)}};
-      sinks.push_back(
-          std::make_shared<RemoteWriteSink>(targets, options_.data_dir + "/remote-write", published, target));
+      sinks.push_back(std::make_shared<RemoteWriteSink>(targets, options_.data_dir + "/remote-write",
+                                                        published, target,
+                                                        options_.store_max_process_series));
     } catch (const std::exception& e) {
       // A failing part degrades only itself: the agent samples, stores and alerts without remote write.
       spdlog::error("remote write is off: {}", e.what());

@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <map>
 
 #include "core/metric_catalogue.h"
+#include "core/scrape_result.h"
 #include "exposition/catalogue_family.h"
 #include "exposition/native_metrics.h"
 #include "store/snapshot_history.h"
@@ -14,12 +16,17 @@ namespace {
 
 // Series not seen for this long are forgotten (exited processes), as the history forgets them.
 constexpr std::int64_t kForgetMs = 60'000;
+// A per-process series not seen for this long frees its place under the cap: the history's figure.
+constexpr std::int64_t kForgetProcessSeriesMs = 10 * 60 * 1000;
 
 }  // namespace
 
 RemoteWriteSink::RemoteWriteSink(const std::vector<RemoteWriteTarget>& targets, const std::string& queue_dir,
-                                 std::shared_ptr<const PublishedState> published, Labels target_labels)
-    : published_(std::move(published)), target_labels_(std::move(target_labels)) {
+                                 std::shared_ptr<const PublishedState> published, Labels target_labels,
+                                 std::size_t max_process_series)
+    : published_(std::move(published)),
+      target_labels_(std::move(target_labels)),
+      cap_(max_process_series, kForgetProcessSeriesMs) {
   std::filesystem::create_directories(queue_dir);
   for (const auto& target : targets) {
     receivers_.push_back(Receiver{remote_write::SeriesFilter(target.filters),
@@ -27,10 +34,16 @@ RemoteWriteSink::RemoteWriteSink(const std::vector<RemoteWriteTarget>& targets, 
   }
 }
 
-void RemoteWriteSink::add_family(const Family& family, std::int64_t t,
-                                 std::vector<remote_write::WriteRequestBuilder>& out) {
+void RemoteWriteSink::add(const Labels& labels, std::int64_t t, double value, Requests& out) {
+  for (std::size_t i = 0; i < receivers_.size(); ++i) {
+    if (receivers_[i].filter.keeps(labels)) out[i].add(labels, t, value);
+  }
+}
+
+void RemoteWriteSink::add_family(const Family& family, std::int64_t t, Requests& out) {
   if (!is_stored(family.name)) return;
   std::string key;
+  std::map<Labels, double> aggregates;
   for (const auto& series : family.series) {
     store::series_key(family.name, series, key);
     auto [it, fresh] = known_.try_emplace(key);
@@ -41,14 +54,28 @@ void RemoteWriteSink::add_family(const Family& family, std::int64_t t,
         if (label_value(known.labels, target.first).empty()) known.labels.push_back(target);
       normalize_labels(known.labels);
     }
+    if (known.ask_cap) {
+      known.admitted = cap_.admit(known.labels, t);
+      known.aggregate = known.admitted ? Labels{} : store::aggregate_labels(known.labels);
+      known.ask_cap = false;
+    }
     known.seen_ms = t;
+    if (!known.admitted) {
+      aggregates[known.aggregate] += series.value;  // at the snapshot's time, as the history stores it
+      continue;
+    }
     const std::int64_t read_t = store::stored_time(series, t);
     if (read_t <= known.sent_read_ms) continue;  // carried, not read again: already sent
     known.sent_read_ms = read_t;
-    for (std::size_t i = 0; i < receivers_.size(); ++i) {
-      if (receivers_[i].filter.keeps(known.labels)) out[i].add(known.labels, read_t, series.value);
-    }
+    add(known.labels, read_t, series.value, out);
   }
+  for (const auto& [labels, value] : aggregates) add(labels, t, value, out);
+}
+
+// A scrape's samples carry their target's labels (job, instance of the service, not of the agent) and their
+// own times; the staleness markers among them keep StaleNaN's bits through protobuf's fixed64 encoding.
+void RemoteWriteSink::add_scrape(const ScrapeResult& scrape, Requests& out) {
+  for (const auto& s : scrape.samples) add(s.labels, s.t_ms, s.value, out);
 }
 
 void RemoteWriteSink::consume(const SnapshotPtr& snapshot) {
@@ -58,15 +85,18 @@ void RemoteWriteSink::consume(const SnapshotPtr& snapshot) {
       known_.clear();  // the clock went back
     } else {
       std::erase_if(known_, [this](const auto& entry) { return entry.second.seen_ms < swept_at_ms_; });
+      for (auto& [key, known] : known_) known.ask_cap = true;
     }
     swept_at_ms_ = t;
   }
-  std::vector<remote_write::WriteRequestBuilder> requests(receivers_.size());
+  Requests requests(receivers_.size());
   for (const auto& family : native_families(*snapshot)) add_family(family, t, requests);
   if (published_) {
     const PublishedFamilies published = published_->stored_families();
     for (const auto& family : published.families) add_family(family, t, requests);
   }
+  // Each scrape once: a snapshot holds only the scrapes that finished since the one before.
+  for (const auto& scrape : snapshot->scrapes) add_scrape(*scrape, requests);
   // One receiver's full disk must not keep the others' samples back: each is tried, the first error rethrown
   // (the runner counts and logs it).
   std::exception_ptr first_error;

@@ -55,8 +55,9 @@ int run_agent(const AgentFlags& flags) {
     spdlog::error("{}", problem);
     return kExitUsage;
   }
-  // A game day's own settings (its `gpuwatch:` section: scrape targets), unless the config file has them.
-  if (!options.sim_scenario.empty() && options.scrape.empty()) {
+  // A game day's own settings (its `gpuwatch:` section: scrape targets, SLO files), each unless the config
+  // file has it.
+  if (!options.sim_scenario.empty()) {
     const auto errors = apply_scenario_settings(options.sim_scenario, options);
     for (const auto& e : errors) spdlog::error("{}", e.to_string());
     if (!errors.empty()) return kExitUsage;

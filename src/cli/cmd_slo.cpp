@@ -75,8 +75,8 @@ int run_check(const SloArgs& args) {
     try {
       for (const auto& s : slo::load_slo_file(file)) {
         std::cout << s.origin << ": " << s.service << "/" << s.name << " objective " << percent(s.objective)
-                  << " over " << slo::window_name(s.period)
-                  << (s.calendar ? " (calendar, evaluated rolling)" : "") << "\n";
+                  << " over " << (s.calendar ? slo::describe(s.calendar_period) : slo::window_name(s.period))
+                  << "\n";
       }
     } catch (const slo::SpecError& e) {
       std::cerr << e.what() << "\n";

@@ -107,18 +107,14 @@ int run_status(const StatusArgs& args) {
     std::cerr << "gpuwatch: " << problem << "\n";
     return kExitUsage;
   }
-  const CollectorOptions copts = collector_options(options);
+  CollectorOptions copts = collector_options(options);
+  copts.listen_events = false;
   auto collector = std::make_shared<Collector>(copts);
-  // The reads run on a thread of their own so that a driver that never answers (a hung nvmlInit) ends in a
-  // clear message instead of a status command that hangs too.
-  AbandonableWorker reader([collector](const std::stop_token&) {
-    collector->tick();
-    // GPM ratios (SM active, tensor, DRAM) come from two samples at least 100 ms apart: read once more.
-    if (collector->ready()) {
-      collector->clock().sleep_until_ms(collector->clock().now_ms() + 150);
-      collector->tick();
-    }
-  });
+  // The read runs on a thread of its own so that a driver that never answers (a hung nvmlInit) ends in a
+  // clear message instead of a status command that hangs too. One read, no second one after a pause: NVML's
+  // utilization is already the driver's average over its last sample period, and the GPM ratios (SM active,
+  // tensor, DRAM), which need two samples 100 ms apart, are left to the agent and top (docs/status.md).
+  AbandonableWorker reader([collector](const std::stop_token&) { collector->tick(); });
   reader.start();
   const auto limit = copts.effective_deadline() * 2 + std::chrono::seconds(5);
   if (!reader.wait_until(std::chrono::steady_clock::now() + limit)) {

@@ -27,9 +27,10 @@ struct TopArgs {
   std::unique_ptr<AgentFlags> flags;
 };
 
-// Draws each new reading, at every interval (ages move on) and after every key, until q, SIGINT, SIGTERM or
-// SIGHUP.
-void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, const SignalWaiter& signals) {
+// Draws each new reading, when a reading is late (ages move on) and after every key, until q, SIGINT, SIGTERM
+// or SIGHUP.
+void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, const SignalWaiter& signals,
+                const top::Wakeup& wakeup) {
   top::Terminal terminal;
   top::ViewState view;
   top::History history;
@@ -46,22 +47,28 @@ void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, co
         drawn = frame->snapshot;
       }
       terminal.paint(top::render(frame.get(), history, view, {terminal.size(), interval, wall_unix_ms()}));
-      next_draw = now + interval;  // the next draw: a new reading, a key, or an interval without either
+      // The next draw: a new reading, a key, or half an interval past when the next reading was due (so that
+      // ages move on while readings are late). A timer at one interval would fire just before most readings
+      // and draw every one twice.
+      next_draw = now + interval + interval / 2;
       dirty = false;
     }
-    // Short waits, so a signal is seen within a tenth of a second even at a long interval.
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_draw - now);
-    const int key =
-        terminal.read_key(std::clamp(wait, std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
-    if (key == ERR) continue;
-    if (key != KEY_RESIZE) top::apply_key(view, key);
-    dirty = true;
+    // Asleep until a new frame, a key, a signal, a resize or the next draw is due.
+    wakeup.wait(std::chrono::duration_cast<std::chrono::milliseconds>(next_draw - now) +
+                std::chrono::milliseconds(1));
+    // Every key that came (ncurses may hold more than one), without waiting.
+    for (int key = terminal.read_key(std::chrono::milliseconds(0)); key != ERR;
+         key = terminal.read_key(std::chrono::milliseconds(0))) {
+      if (key != KEY_RESIZE) top::apply_key(view, key);
+      dirty = true;
+    }
   }
 }
 
 int run_top(const TopArgs& args) {
   // Before any thread starts: the signals then reach only the drawing loop, which restores the terminal.
   const SignalWaiter signals;
+  const auto wakeup = std::make_shared<const top::Wakeup>();
   AgentOptions options;
   if (!args.flags->resolve(options)) return kExitUsage;
   std::unique_ptr<top::FrameSource> source;
@@ -71,17 +78,17 @@ int run_top(const TopArgs& args) {
       std::cerr << "gpuwatch top: --url: " << error << "\n";
       return kExitUsage;
     }
-    source = std::make_unique<top::AgentSource>(origin, path, options.interval);
+    source = std::make_unique<top::AgentSource>(origin, path, options.interval, wakeup);
   } else {
     if (auto problem = prepare_simulator(options); !problem.empty()) {
       std::cerr << "gpuwatch top: " << problem << "\n";
       return kExitUsage;
     }
     source = std::make_unique<top::LocalSource>(
-        collector_options(options), detect::DetectionOptions{options.detectors, options.accounting});
+        collector_options(options), detect::DetectionOptions{options.detectors, options.accounting}, wakeup);
   }
   try {
-    run_screen(*source, options.interval, signals);
+    run_screen(*source, options.interval, signals, *wakeup);
   } catch (const std::runtime_error& e) {
     std::cerr << "gpuwatch top: " << e.what() << "\n";
     return kExitUsage;

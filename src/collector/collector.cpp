@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "collector/read_latch.h"
 #include "sources/nvml/simulator_clock.h"
 
 namespace gpuwatch {
@@ -52,6 +53,7 @@ struct Collector::DeviceSlot {
   struct Job {
     std::shared_ptr<GpuReader> gpu;
     std::int64_t now_ms = 0;
+    std::uint64_t tick = 0;  // the tick this read was started for (ReadLatch)
     std::vector<DeviceSnapshot> result;
     std::chrono::nanoseconds cpu{0};
     std::chrono::nanoseconds nvml{0};
@@ -118,7 +120,9 @@ const char* init_failure_reason(nvmlReturn_t init_result) {
 }  // namespace
 
 Collector::Collector(CollectorOptions options, std::unique_ptr<Clock> clock)
-    : options_(std::move(options)), callback_(std::make_shared<CallbackHolder>()) {
+    : options_(std::move(options)),
+      read_latch_(std::make_shared<ReadLatch>()),
+      callback_(std::make_shared<CallbackHolder>()) {
   auto opened = NvmlLibrary::open(options_.nvml_library);
   lib_ = std::move(opened.library);
   lib_error_ = std::move(opened.error);
@@ -177,15 +181,18 @@ void Collector::open_session() {
     auto slot = std::make_unique<DeviceSlot>();
     slot->index = gpu->gpu().identity().index;
     slot->job->gpu = gpu;
-    slot->worker = std::make_unique<AbandonableWorker>([job = slot->job](std::stop_token) {
-      const auto nvml_start = job->gpu->nvml_time();
-      job->gpu->read(job->now_ms, job->result);
-      job->nvml = job->gpu->nvml_time() - nvml_start;
-      // The thread runs only this job: one CPU clock read (a system call) per read, and its wake-up counts.
-      const auto cpu_now = thread_cpu_time();
-      job->cpu = cpu_now - job->cpu_seen;
-      job->cpu_seen = cpu_now;
-    });
+    slot->worker =
+        std::make_unique<AbandonableWorker>([job = slot->job, latch = read_latch_](std::stop_token) {
+          const auto nvml_start = job->gpu->nvml_time();
+          job->gpu->read(job->now_ms, job->result);
+          job->nvml = job->gpu->nvml_time() - nvml_start;
+          // The thread runs only this job: one CPU clock read (a system call) per read, and its wake-up
+          // counts.
+          const auto cpu_now = thread_cpu_time();
+          job->cpu = cpu_now - job->cpu_seen;
+          job->cpu_seen = cpu_now;
+          latch->done(job->tick);
+        });
     slots_.push_back(std::move(slot));
   }
 }
@@ -193,6 +200,7 @@ void Collector::open_session() {
 // Events are counted per UUID, so a GPU is registered once its first read told its UUID. A GPU identified
 // later (one that hung from the start) makes a new listener that covers it too; the counts live on.
 void Collector::update_listener(std::chrono::steady_clock::time_point deadline) {
+  if (!options_.listen_events) return;
   auto watchable = [](const DeviceSlot& slot) {
     return slot.read_once && !slot.lost && !slot.last_uuids.empty() && !slot.last_uuids.front().empty();
   };
@@ -466,19 +474,26 @@ void Collector::tick() {
     const auto deadline = wall_start + options_.effective_deadline();
     settle_listener(deadline);
     const bool node_started = node_worker_->start();
+    const std::uint64_t this_tick = sequence_ + 1;
+    read_latch_->begin(this_tick);
+    auto start_read = [&](DeviceSlot& slot) {
+      slot.job->now_ms = now;
+      slot.job->tick = this_tick;
+      read_latch_->expect();
+      slot.started = slot.worker->start();
+      if (!slot.started) read_latch_->cancel();
+    };
     for (auto& slot : slots_) {
       slot->started = false;
-      if (slot->worker->busy()) continue;
-      slot->job->now_ms = now;
-      slot->started = slot->worker->start();
+      if (!slot->worker->busy()) start_read(*slot);
     }
     // A worker still inside an earlier read gets no new work, unless that read returns before this tick's
     // deadline (its late result is dropped: it describes an earlier time).
     for (auto& slot : slots_) {
-      if (slot->started || !wait_for(*slot->worker, deadline)) continue;
-      slot->job->now_ms = now;
-      slot->started = slot->worker->start();
+      if (!slot->started && wait_for(*slot->worker, deadline)) start_read(*slot);
     }
+    // One sleep for all of them; in lockstep a parked (simulated hung) read is seen by wait_for below.
+    if (parked_calls_ == nullptr) read_latch_->wait_until(deadline);
     snap->devices.reserve(slots_.size());
     for (auto& slot : slots_) {
       const std::size_t first = snap->devices.size();

@@ -28,6 +28,8 @@
 
 namespace gpuwatch {
 
+class ReadLatch;
+
 using SnapshotCallback = std::function<void(const SnapshotPtr&)>;
 
 // The scraping source (src/scrape): called once a tick on the collector's thread with the tick's snapshot so
@@ -53,6 +55,9 @@ struct CollectorOptions {
   std::shared_ptr<const HostSnapshot> resume_host;
   // The services' /metrics, scraped on workers of their own; empty when none is configured.
   ScrapeSource scrapes;
+  // Whether a thread waits for the GPUs' XID and ECC events. A one-shot read (status) has no next tick to
+  // hurry and would only pay for the thread and for its last event wait at exit.
+  bool listen_events = true;
 
   static constexpr std::chrono::milliseconds kMinInterval{10};
   std::chrono::milliseconds effective_interval() const;
@@ -135,6 +140,7 @@ class Collector {
   std::shared_ptr<NodeCheck> node_check_;
   std::unique_ptr<AbandonableWorker> node_worker_;
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
+  std::shared_ptr<ReadLatch> read_latch_;  // shared with the device workers' jobs
   using ParkedCalls = int (*)(unsigned*, unsigned*);
   ParkedCalls parked_calls_ = nullptr;  // libnvml-sim's gpuwatchSimParkedCalls, in lockstep only
   std::shared_ptr<HostJob> host_job_;   // shared with host_worker_'s thread, like a DeviceSlot's job

@@ -1,5 +1,6 @@
 #include "config/scrape_section.h"
 
+#include <filesystem>
 #include <initializer_list>
 #include <string_view>
 
@@ -256,8 +257,27 @@ std::vector<ConfigError> apply_scenario_settings(const std::string& scenario_pat
   if (!root.IsMap() || !root["gpuwatch"]) return errors;
   const YAML::Node section = root["gpuwatch"];
   SectionReader in(scenario_path, errors);
-  if (!in.map(section, "'gpuwatch'", {"scrape"})) return errors;
-  if (section["scrape"]) read_scrape_section(section["scrape"], scenario_path, options.scrape, errors);
+  if (!in.map(section, "'gpuwatch'", {"scrape", "slo_files"})) return errors;
+  // Each setting of the section gives way to the same setting of the config file.
+  if (section["scrape"] && options.scrape.empty())
+    read_scrape_section(section["scrape"], scenario_path, options.scrape, errors);
+  if (const YAML::Node files = section["slo_files"]; files && options.slo_files.empty()) {
+    // Sloth or OpenSLO files beside the scenario (relative to its folder), added to the agent's slo_files.
+    if (!files.IsSequence()) in.fail(files, "'slo_files': expected a list of SLO files");
+    const auto folder = std::filesystem::path(scenario_path).parent_path();
+    for (const auto& f : files.IsSequence() ? files : YAML::Node()) {
+      if (!f.IsScalar() || f.Scalar().empty()) {
+        in.fail(f, "'slo_files': expected a file name");
+        continue;
+      }
+      const std::string path = (folder / f.Scalar()).string();
+      if (!read_file(path)) {
+        in.fail(f, "cannot read the SLO file " + path);
+        continue;
+      }
+      options.slo_files += (options.slo_files.empty() ? "" : ",") + path;
+    }
+  }
   return errors;
 }
 

@@ -16,8 +16,8 @@ namespace gpuwatch {
 void read_scrape_section(const YAML::Node& node, const std::string& file, ScrapeConfig& out,
                          std::vector<ConfigError>& errors);
 
-// Applies a scenario's `gpuwatch:` section (the settings a game day needs: `scrape:` for now) to the
-// options; the problems found, at file:line:column.
+// Applies a scenario's `gpuwatch:` section (the settings a game day needs: `scrape:`, and `slo_files:`
+// relative to the scenario's folder) to the options; the problems found, at file:line:column.
 std::vector<ConfigError> apply_scenario_settings(const std::string& scenario_path, AgentOptions& options);
 
 }  // namespace gpuwatch

@@ -113,7 +113,8 @@ std::string show_number(double v) {
   return std::string(buf.data(), r.ptr);
 }
 
-// A path the agent reads, taken as given (restart only).
+// A path the agent reads (and top, which names the workloads on the screen the same way), taken as given
+// (restart only).
 OptionSpec text_option(std::string_view key, std::string_view value_name, std::string_view help,
                        std::string AgentOptions::*field) {
   return {key,
@@ -125,7 +126,7 @@ OptionSpec text_option(std::string_view key, std::string_view value_name, std::s
             return std::nullopt;
           },
           [field](const AgentOptions& o) { return o.*field; },
-          kAgentCommand};
+          kAgentCommand | kTopCommand};
 }
 
 }  // namespace

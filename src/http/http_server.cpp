@@ -84,17 +84,12 @@ ResponsePtr make_response(std::shared_ptr<const std::string> body) {
   return ResponsePtr(r);
 }
 
-MHD_Result queue(MHD_Connection* connection, int status, const ResponsePtr& response) {
-  if (!response) return MHD_NO;
-  return MHD_queue_response(connection, static_cast<unsigned>(status), response.get());
-}
-
-MHD_Result send_reply(MHD_Connection* connection, HttpReply reply) {
+ResponsePtr reply_response(HttpReply reply) {
   ResponsePtr response = make_response(std::make_shared<const std::string>(std::move(reply.body)));
-  if (!response) return MHD_NO;
+  if (!response) return nullptr;
   MHD_add_response_header(response.get(), MHD_HTTP_HEADER_CONTENT_TYPE, reply.content_type.c_str());
   for (const auto& [k, v] : reply.headers) MHD_add_response_header(response.get(), k.c_str(), v.c_str());
-  return queue(connection, reply.status, response);
+  return response;
 }
 
 std::string lookup(MHD_Connection* connection, MHD_ValueKind kind, const char* name) {
@@ -180,6 +175,23 @@ struct HttpServer::Impl {
   MHD_Result check_length(MHD_Connection* connection, RequestContext& ctx);
   MHD_Result reject(MHD_Connection* connection, RequestContext& ctx, RejectReason reason, int status,
                     const std::string& error);
+  // Every reply leaves through here: it gets the web configuration file's headers (exporter-toolkit sets
+  // them before authentication, so a 401 has them too), unless the reply set the same header itself, as a
+  // handler behind exporter-toolkit can.
+  MHD_Result queue(MHD_Connection* connection, int status, const ResponsePtr& response) {
+    if (!response) return MHD_NO;
+    if (options.web) {
+      for (const auto& [k, v] : options.web->headers) {
+        if (MHD_get_response_header(response.get(), k.c_str()) == nullptr)
+          MHD_add_response_header(response.get(), k.c_str(), v.c_str());
+      }
+    }
+    return MHD_queue_response(connection, static_cast<unsigned>(status), response.get());
+  }
+  MHD_Result send_reply(MHD_Connection* connection, HttpReply reply) {
+    const int status = reply.status;
+    return queue(connection, status, reply_response(std::move(reply)));
+  }
   MHD_Result refuse(MHD_Connection* connection, RequestContext& ctx, HttpReply reply) {
     ctx.state = RequestContext::State::kReplied;
     return send_reply(connection, std::move(reply));

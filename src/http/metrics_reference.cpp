@@ -95,6 +95,11 @@ cgroup or the job mapping) and `user` (docs/cost.md); a label that is not known 
 | `gpuwatch_workload_gpu_seconds_total` | counter | seconds | namespace, pod, container, slurm_job, user, team, state | GPU time of each workload (pod, job or user), active or idle_held; a shared GPU's time split evenly |
 | `gpuwatch_workload_cost_total` | counter | | namespace, pod, container, slurm_job, user, team, state | cost of each workload's GPU time, active or idle_held |
 | `gpuwatch_accounting_workloads` | gauge | | | workloads with accounting counters (at most accounting_max_workloads; more are summed as pod "other") |
+| `gpuwatch_slo_objective_ratio` | gauge | ratio | slo, service | each SLO's objective, the share of good events it promises over its period (docs/slo.md) |
+| `gpuwatch_slo_sli_ratio` | gauge | ratio | slo, service, window | share of good events over the window (5m, 30m, 1h, 2h, 6h, 1d, 3d, period); 1 with no events |
+| `gpuwatch_slo_burn_rate` | gauge | | slo, service, window | how fast the window spends the error budget: its bad ratio over the allowed one |
+| `gpuwatch_slo_error_budget_remaining_ratio` | gauge | ratio | slo, service | error budget left in the period, 1 - the period's burn rate; negative when overspent |
+| `gpuwatch_slo_error_budget_state` | gauge | | slo, service, state | 1 for the SLO's alert state (ok, ticket or page), 0 for the other two |
 
 ### Not stored
 

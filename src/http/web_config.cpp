@@ -2,8 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <initializer_list>
+#include <iterator>
+#include <string_view>
 
 #include "core/file_io.h"
 
@@ -97,6 +100,35 @@ void read_tls(Reader& in, const YAML::Node& tls, WebConfig& config) {
   // so that a file shared with other exporters loads.
 }
 
+// exporter-toolkit's rule, so that a file one exporter takes every other takes too: only these headers, named
+// exactly so, and the two whose values are an enumeration only with one of its values (a blank value leaves
+// a header unset).
+bool check_header(Reader& in, const std::pair<YAML::Node, YAML::Node>& entry, const std::string& name,
+                  const std::string& value) {
+  static const std::pair<std::string_view, std::vector<std::string_view>> kAllowed[] = {
+      {"Strict-Transport-Security", {}},
+      {"X-Content-Type-Options", {"nosniff"}},
+      {"X-Frame-Options", {"deny", "sameorigin"}},
+      {"X-XSS-Protection", {}},
+      {"Content-Security-Policy", {}},
+  };
+  const auto* allowed =
+      std::find_if(std::begin(kAllowed), std::end(kAllowed), [&](const auto& a) { return a.first == name; });
+  if (allowed == std::end(kAllowed)) {
+    in.fail(entry.first, "HTTP header '" + name +
+                             "' can not be configured (exporter-toolkit allows Strict-Transport-Security, "
+                             "X-Content-Type-Options, X-Frame-Options, X-XSS-Protection and "
+                             "Content-Security-Policy, spelt so)");
+    return false;
+  }
+  const auto& values = allowed->second;
+  if (values.empty() || std::find(values.begin(), values.end(), value) != values.end()) return true;
+  std::string expected;
+  for (const auto v : values) expected += (expected.empty() ? "'" : " or '") + std::string(v) + "'";
+  in.fail(entry.second, "invalid value for " + name + ": expected " + expected + ", got '" + value + "'");
+  return false;
+}
+
 }  // namespace
 
 std::optional<WebConfig> load_web_config(const std::string& path, std::vector<std::string>& errors) {
@@ -144,8 +176,11 @@ std::optional<WebConfig> load_web_config(const std::string& path, std::vector<st
       if (!headers.IsMap()) {
         in.fail(headers, "'headers' expects a mapping of header names to values");
       } else {
-        for (const auto& h : headers)
-          config.headers.emplace_back(h.first.as<std::string>(""), in.text(h.second, "headers"));
+        for (const auto& h : headers) {
+          const std::string name = h.first.as<std::string>("");
+          const std::string value = in.text(h.second, name);
+          if (check_header(in, h, name, value) && !value.empty()) config.headers.emplace_back(name, value);
+        }
       }
     }
   }

@@ -218,6 +218,22 @@ void DcgmSeriesSource::for_each_series_checked(
     const std::function<void(const Labels&, std::span<const Point>)>& fn,
     const Checkpoint& checkpoint) const {
   native_->for_each_series_checked(matchers, min_t, max_t, fn, checkpoint);
+  for_each_dcgm_series(matchers, min_t, max_t, fn, checkpoint);
+}
+
+void DcgmSeriesSource::for_each_series_at(
+    std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t, const EvalTimes& times,
+    const std::function<void(const Labels&, std::span<const Point>)>& fn,
+    const Checkpoint& checkpoint) const {
+  gpuwatch::for_each_series_at(*native_, matchers, min_t, max_t, times, fn, checkpoint);
+  // Those made from native series are made from all of their points (identities change between them).
+  for_each_dcgm_series(matchers, min_t, max_t, fn, checkpoint);
+}
+
+void DcgmSeriesSource::for_each_dcgm_series(
+    std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+    const std::function<void(const Labels&, std::span<const Point>)>& fn,
+    const Checkpoint& checkpoint) const {
   const auto fields = selected_fields(matchers);
   if (fields.empty()) return;
   const Identities ids(*native_, min_t, max_t, checkpoint);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/series.h"
+#include "core/step_sampled_source.h"
 
 namespace gpuwatch::query {
 
@@ -25,7 +26,7 @@ struct DcgmViewOptions {
   std::function<std::string()> hostname;
 };
 
-class DcgmSeriesSource final : public store::SeriesSource {
+class DcgmSeriesSource final : public store::SeriesSource, public StepSampledSource {
  public:
   DcgmSeriesSource(std::shared_ptr<const store::SeriesSource> native, DcgmViewOptions options);
 
@@ -40,8 +41,17 @@ class DcgmSeriesSource final : public store::SeriesSource {
       std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
       const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn,
       const Checkpoint& checkpoint) const override;
+  void for_each_series_at(std::span<const store::LabelMatcher> matchers, std::int64_t min_t,
+                          std::int64_t max_t, const EvalTimes& times,
+                          const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn,
+                          const Checkpoint& checkpoint) const override;
 
  private:
+  // The dcgm-exporter series made from the native ones that the matchers select.
+  void for_each_dcgm_series(
+      std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+      const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn,
+      const Checkpoint& checkpoint) const;
   std::string hostname() const;
 
   std::shared_ptr<const store::SeriesSource> native_;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 
+#include "core/step_sampled_source.h"
 #include "query/function_calls.h"
 #include "query/functions.h"
 #include "query/histogram_quantile.h"
@@ -169,6 +170,22 @@ class Evaluator {
         [this] { q_.budget.check_time(); });
   }
 
+  // for_each_series for an instant selector: at each step it uses only the newest point at or before the
+  // step, and a source that can (the store) hands out only those.
+  void for_each_picked(const Expr& selector, std::int64_t offset, std::int64_t lookback, const SeriesFn& fn) {
+    if (selector.at != AtModifier::kNone) return for_each_series(selector, offset, lookback, fn);
+    const EvalTimes times{minus_ms(steps_.start, offset), steps_.step, n_};
+    gpuwatch::for_each_series_at(
+        q_.source, selector.matchers, minus_ms(times.first_ms, lookback),
+        minus_ms(time_at(selector, n_ - 1), offset), times,
+        [&](const store::Labels& labels, std::span<const store::Point> points) {
+          q_.budget.check_time();
+          q_.budget.take_samples(points.size());
+          fn(labels, points);
+        },
+        [this] { q_.budget.check_time(); });
+  }
+
   // A subquery's series: its expression evaluated at the multiples of its step inside [first time - offset
   // - range, last time - offset], as points.
   void for_each_subquery_series(const Expr& e, const SeriesFn& fn) {
@@ -207,7 +224,7 @@ class Evaluator {
     out.type = ValueType::kVector;
     const std::int64_t offset = e.offset_ms;
     const std::int64_t lookback = q_.options.lookback_ms;
-    for_each_series(e, offset, lookback, [&](const store::Labels& labels, std::span<const store::Point> pts) {
+    for_each_picked(e, offset, lookback, [&](const store::Labels& labels, std::span<const store::Point> pts) {
       StepSeries ss = empty_series({});
       std::size_t i = 0;
       bool any = false;

@@ -82,4 +82,18 @@ void TargetLabelsSource::for_each_series_checked(
       checkpoint);
 }
 
+void TargetLabelsSource::for_each_series_at(
+    std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+    const EvalTimes& times,
+    const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn,
+    const Checkpoint& checkpoint) const {
+  store::Labels labels;
+  gpuwatch::for_each_series_at(
+      *inner_, inner_matchers(matchers), min_t, max_t, times,
+      [&](const store::Labels& inner_labels, std::span<const store::Point> points) {
+        if (with_target(inner_labels, matchers, labels)) fn(labels, points);
+      },
+      checkpoint);
+}
+
 }  // namespace gpuwatch::query

@@ -8,10 +8,11 @@
 #include <span>
 
 #include "core/series.h"
+#include "core/step_sampled_source.h"
 
 namespace gpuwatch::query {
 
-class TargetLabelsSource final : public store::SeriesSource {
+class TargetLabelsSource final : public store::SeriesSource, public StepSampledSource {
  public:
   // target: the labels and their values, e.g. {{"instance", "node7:19400"}, {"job", "gpuwatch"}}.
   TargetLabelsSource(std::shared_ptr<const store::SeriesSource> inner, store::Labels target);
@@ -27,6 +28,10 @@ class TargetLabelsSource final : public store::SeriesSource {
       std::span<const store::LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
       const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn,
       const Checkpoint& checkpoint) const override;
+  void for_each_series_at(std::span<const store::LabelMatcher> matchers, std::int64_t min_t,
+                          std::int64_t max_t, const EvalTimes& times,
+                          const std::function<void(const store::Labels&, std::span<const store::Point>)>& fn,
+                          const Checkpoint& checkpoint) const override;
 
  private:
   // The matchers the inner source is asked with: all but those on a target label that the target's own

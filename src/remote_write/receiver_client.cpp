@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <ctime>
 #include <stdexcept>
 
 #include "core/file_io.h"
@@ -22,13 +24,37 @@ std::string secret(const std::string& inline_value, const std::string& file) {
   return *text;
 }
 
+// An HTTP-date as the seconds since the epoch: IMF-fixdate first (what servers send), then RFC 850's and
+// asctime's forms. The C locale's day and month names are HTTP's; strptime reads them, timegm takes them as
+// UTC.
+std::optional<std::time_t> parse_http_date(const std::string& value) {
+  static constexpr const char* kForms[] = {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT",
+                                           "%a %b %e %H:%M:%S %Y"};
+  for (const char* form : kForms) {
+    std::tm tm{};
+    const char* end = ::strptime(value.c_str(), form, &tm);
+    if (end != nullptr && *end == '\0') return ::timegm(&tm);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value) {
-  if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos)
+std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value,
+                                                           std::chrono::system_clock::time_point now) {
+  if (value.empty()) return std::nullopt;
+  std::chrono::milliseconds wait{};
+  if (value.find_first_not_of("0123456789") == std::string::npos) {
+    if (value.size() > 9) return kMaxRetryAfter;  // more digits than a long wait needs: the bound
+    wait = std::chrono::seconds(std::stol(value));
+  } else if (const auto date = parse_http_date(value)) {
+    const auto until = std::chrono::system_clock::from_time_t(*date);
+    wait = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(until - now),
+                    std::chrono::milliseconds::zero());
+  } else {
     return std::nullopt;
-  const auto seconds = std::chrono::seconds(std::stol(value));
-  return std::chrono::milliseconds(std::min<std::chrono::seconds>(seconds, kMaxRetryAfter));
+  }
+  return std::min<std::chrono::milliseconds>(wait, kMaxRetryAfter);
 }
 
 ReceiverClient::ReceiverClient(const RemoteWriteTarget& target) : url_(target.url) {

@@ -43,8 +43,11 @@ class ReceiverClient {
   std::unique_ptr<httplib::Client> client_;
 };
 
-// Retry-After as seconds ("120"); nullopt for anything else (an HTTP date is rare from receivers and falls
-// back to the sender's own backoff).
-std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& value);
+// Retry-After in either form RFC 9110 allows: delay-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2015
+// 07:28:00 GMT", also the obsolete RFC 850 and asctime forms recipients must accept), the wait until `now`
+// reaches it (zero for a date already past). Bounded to 5 minutes; nullopt for anything else, which falls
+// back to the sender's own backoff.
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    const std::string& value, std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
 }  // namespace gpuwatch::remote_write

@@ -75,10 +75,30 @@ void read_window(const YAML::Node& spec, const std::string& file, SloSpec& s) {
     throw error_at(file, windows, "timeWindow: expected one entry");
   const YAML::Node w = windows[0];
   const YAML::Node duration = required(w, "duration", file);
-  const auto d = parse_duration(text_of(duration, file));
-  if (!d || d->count() <= 0) throw error_at(file, duration, "duration: expected a duration such as 28d");
-  s.period = *d;
   s.calendar = w["calendar"].IsDefined() || (w["isRolling"] && !w["isRolling"].as<bool>(true));
+  if (!s.calendar) {
+    const auto d = parse_duration(text_of(duration, file));
+    if (!d || d->count() <= 0)
+      throw error_at(file, duration,
+                     "duration: expected a duration such as 28d (a rolling window has no 1M)");
+    s.period = *d;
+    return;
+  }
+  const auto p = parse_calendar_duration(text_of(duration, file));
+  if (!p)
+    throw error_at(file, duration, "duration: expected a calendar duration such as 1d, 1w, 1M, 1Q or 1Y");
+  s.calendar_period = *p;
+  if (const YAML::Node c = w["calendar"]; c) {
+    if (!c.IsMap()) throw error_at(file, c, "calendar: expected startTime and timeZone");
+    if (c["startTime"]) s.calendar_period.start_time = text_of(c["startTime"], file);
+    if (c["timeZone"]) s.calendar_period.time_zone = text_of(c["timeZone"], file);
+  }
+  try {
+    CalendarClock check(s.calendar_period);  // an unknown zone or a bad start stops the file here
+  } catch (const std::invalid_argument& e) {
+    throw error_at(file, w["calendar"] ? w["calendar"] : duration, std::string("calendar: ") + e.what());
+  }
+  s.period = nominal_length(s.calendar_period);
 }
 
 }  // namespace

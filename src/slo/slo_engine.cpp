@@ -91,10 +91,10 @@ Condition condition(const SloSpec& spec, const SloStatus& s, const BurnRule& rul
 }  // namespace
 
 SloEngine::SloEngine(std::vector<SloSpec> specs) : specs_(std::move(specs)) {
-  states_.resize(specs_.size());
+  states_.reserve(specs_.size());
   for (std::size_t i = 0; i < specs_.size(); ++i) {
+    states_.emplace_back(specs_[i]);
     for (const auto w : slo_windows()) states_[i].windows.emplace_back(w);
-    states_[i].windows.emplace_back(specs_[i].period);
     for (const auto& s : specs_[i].events) index(i, false, s);
     for (const auto& s : specs_[i].total) index(i, true, s);
   }
@@ -148,7 +148,7 @@ void SloEngine::consume(const ScrapeResult& scrape) {
       if (u.total) total_added[u.slo] += delta;
       if (delta <= 0) return;
       const EventCounts add = u.total ? EventCounts{0, delta} : EventCounts{delta, 0};
-      for (auto& w : st.windows) w.add(sample.t_ms, add);
+      st.add(sample.t_ms, add);
     };
     for (const Use& u : uses->second.unindexed) feed(u);
     for (const auto& [label, by_value] : uses->second.by_label) {
@@ -183,7 +183,7 @@ void SloEngine::count_away_targets(std::size_t slo, std::int64_t now_ms) {
     f.last_ms = now_ms;
     // Failed requests: bad events on a bad/total SLI, only total ones on a good/total SLI.
     const EventCounts add = specs_[slo].kind == EventKind::kBad ? EventCounts{n, n} : EventCounts{0, n};
-    for (auto& w : st.windows) w.add(now_ms, add);
+    st.add(now_ms, add);
   }
 }
 
@@ -199,13 +199,15 @@ std::vector<Condition> SloEngine::evaluate(std::int64_t now_ms, std::span<const 
     s.name = spec.name;
     s.objective = spec.objective;
     std::map<std::int64_t, double> burn_by_ms;
-    for (std::size_t w = 0; w < st.windows.size(); ++w) {
-      const EventCounts c = bad_of(spec, st.windows[w].sum(now_ms));
+    for (std::size_t w = 0; w <= st.windows.size(); ++w) {
+      const bool period = w == st.windows.size();
+      const EventCounts c = bad_of(spec, period ? st.period.sum(now_ms) : st.windows[w].sum(now_ms));
       const double b = burn(spec, c);
-      const bool period = w + 1 == st.windows.size();
-      s.burn_rate[period ? "period" : window_name(st.windows[w].window())] = b;
+      const std::string name = period ? "period" : window_name(st.windows[w].window());
+      s.burn_rate[name] = b;
       if (!period) burn_by_ms[st.windows[w].window().count()] = b;
       const double sli = c.total > 0 ? 1 - c.bad / c.total : 1;
+      s.sli[name] = sli;
       if (w == 0) s.sli_now = sli;
       if (period) {
         s.sli_period = sli;

@@ -17,6 +17,7 @@
 #include "core/condition.h"
 #include "core/scrape_result.h"
 #include "slo/gpu_cause.h"
+#include "slo/period_window.h"
 #include "slo/rolling_window.h"
 #include "slo/slo_spec.h"
 
@@ -31,6 +32,7 @@ struct SloStatus {
   double budget_remaining =
       1;  // 1 - (bad ratio over the period / allowed bad ratio); negative when overspent
   std::map<std::string, double> burn_rate;  // by window ("5m", ..., "3d", "period")
+  std::map<std::string, double> sli;        // the good ratio by window, as burn_rate (1 with no events)
   std::string alert_state = "ok";           // "ok", "ticket" or "page"
   std::set<std::string> gpus;               // the GPUs serving it
   std::vector<GpuCause> causes;             // while it burns
@@ -65,8 +67,14 @@ class SloEngine {
     std::int64_t away_since_ms = 0;  // 0 while it answers
   };
   struct State {
+    explicit State(const SloSpec& spec) : period(spec) {}
+    void add(std::int64_t t_ms, EventCounts events) {
+      for (auto& w : windows) w.add(t_ms, events);
+      period.add(t_ms, events);
+    }
     std::map<std::string, Feed> feeds;              // by target
-    std::vector<RollingWindow> windows;             // slo_windows() then the period
+    std::vector<RollingWindow> windows;             // slo_windows()
+    PeriodWindow period;                            // the budget's period, rolling or calendar
     std::map<std::string, std::int64_t> gpus_seen;  // gpu -> last time a matched series carried it
     std::int64_t burning_since_ms = 0;
   };

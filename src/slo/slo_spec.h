@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/label_matcher.h"
+#include "slo/calendar_period.h"
 
 namespace gpuwatch::slo {
 
@@ -28,6 +29,9 @@ struct SloSpec {
   double objective = 0.999;  // ratio 0..1 (Sloth's 99.9 is read as 0.999)
   std::chrono::milliseconds period{std::chrono::hours(24 * 30)};
   bool calendar = false;  // calendar-aligned period (OpenSLO timeWindow.calendar), else rolling
+  // When calendar: the period's length, time zone and start (checked when read); `period` is then its nominal
+  // length (a month as 30 days), for the rules written for Prometheus.
+  CalendarPeriod calendar_period;
   EventKind kind = EventKind::kBad;
   std::vector<EventSelector> events;  // the bad or good side, summed
   std::vector<EventSelector> total;   // the total side, summed

@@ -192,6 +192,17 @@ void RetryingHistory::for_each_series_checked(
   }
 }
 
+void RetryingHistory::for_each_series_at(std::span<const LabelMatcher> matchers, std::int64_t min_t,
+                                         std::int64_t max_t, const EvalTimes& times,
+                                         const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                                         const Checkpoint& checkpoint) const {
+  if (const auto s = store()) {
+    s->for_each_series_at(matchers, min_t, max_t, times, fn, checkpoint);
+  } else {
+    checkpoint();
+  }
+}
+
 std::vector<HttpRoute> unavailable_until_open(std::vector<HttpRoute> routes,
                                               std::shared_ptr<const RetryingHistory> history) {
   for (auto& route : routes) {

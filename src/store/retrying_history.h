@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/step_sampled_source.h"
 #include "exposition/exposition.h"
 #include "http/http_route.h"
 #include "store/snapshot_history.h"
@@ -27,7 +28,7 @@ struct RetryPolicy {
   std::chrono::milliseconds max_retry{std::chrono::seconds(30)};   // the backoff doubles up to this
 };
 
-class RetryingHistory final : public SeriesSource {
+class RetryingHistory final : public SeriesSource, public StepSampledSource {
  public:
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
 
@@ -60,6 +61,10 @@ class RetryingHistory final : public SeriesSource {
   void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                                const std::function<void(const Labels&, std::span<const Point>)>& fn,
                                const Checkpoint& checkpoint) const override;
+  void for_each_series_at(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                          const EvalTimes& times,
+                          const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                          const Checkpoint& checkpoint) const override;
 
  private:
   void try_open();  // on the appending thread only; takes mu_ itself

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "core/series.h"
+#include "core/step_sampled_source.h"
 #include "store/block_db.h"
 #include "store/chunk_codec.h"
 #include "store/decoded_block_cache.h"
@@ -90,7 +91,7 @@ struct StoreHealth {
   std::uint64_t memory_bytes = 0;  // the head's samples (encoded chunks and raw tails)
 };
 
-class Store final : public SeriesSource, public SeriesAppender {
+class Store final : public SeriesSource, public StepSampledSource, public SeriesAppender {
  public:
   // Opens or creates the store in options.data_dir, replays its WAL and starts the flusher. Throws
   // StoreError with a clear message (another process holds the directory, a different clock domain, an
@@ -114,6 +115,11 @@ class Store final : public SeriesSource, public SeriesAppender {
   void for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                                const std::function<void(const Labels&, std::span<const Point>)>& fn,
                                const Checkpoint& checkpoint) const override;
+  // Sealed blocks hand out only the points the times pick (step_pick.h); the head's, all of theirs.
+  void for_each_series_at(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                          const EvalTimes& times,
+                          const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                          const Checkpoint& checkpoint) const override;
 
   // One flusher pass: write and sync the WAL, seal finished blocks into SQLite, delete WAL segments whose
   // samples are all sealed, and (when due) apply retention. Returns false when a write failed.
@@ -137,16 +143,18 @@ class Store final : public SeriesSource, public SeriesAppender {
   std::vector<LabelIndex::Candidate> matching(std::span<const LabelMatcher> matchers,
                                               const Checkpoint* checkpoint = nullptr) const;
   // Calls fn for each matching series with points in [min_t, max_t], one series at a time (ascending id),
-  // its points in one reused buffer: no query holds every series it reads at once.
+  // its points in one reused buffer: no query holds every series it reads at once. With `times`, only the
+  // points an instant selector at those times can pick are sure to be there.
   void read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
             const std::function<void(const Labels&, std::span<const Point>)>& fn,
-            const Checkpoint* checkpoint) const;
+            const Checkpoint* checkpoint, const EvalTimes* times) const;
   std::vector<Point> take_buffer() const;
   void give_back_buffer(std::vector<Point> buffer) const;
-  // Appends the points of one sealed block within [min_t, max_t], decoded or from the cache.
+  // Appends the points of one sealed block within [min_t, max_t] (those `times` pick, when given), decoded
+  // or from the cache.
   void append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
-                     std::uint64_t generation, BlockDecoder& decoder, DecodedBlock& scratch,
-                     std::vector<Point>& out) const;
+                     const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
+                     DecodedBlock& scratch, std::vector<Point>& out) const;
   void note_error(const StoreError& e);
   void note_success();
   void run_flusher();

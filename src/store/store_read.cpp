@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "store/codec_error.h"
+#include "store/step_pick.h"
 #include "store/store.h"
 
 namespace gpuwatch::store {
@@ -36,13 +37,13 @@ std::vector<SeriesPoints> Store::select(std::span<const LabelMatcher> matchers, 
       [&](const Labels& labels, std::span<const Point> points) {
         out.push_back(SeriesPoints{labels, {points.begin(), points.end()}});
       },
-      nullptr);
+      nullptr, nullptr);
   return out;
 }
 
 void Store::for_each_series(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                             const std::function<void(const Labels&, std::span<const Point>)>& fn) const {
-  read(matchers, min_t, max_t, fn, nullptr);
+  read(matchers, min_t, max_t, fn, nullptr, nullptr);
 }
 
 void Store::for_each_series_checked(std::span<const LabelMatcher> matchers, std::int64_t min_t,
@@ -50,12 +51,34 @@ void Store::for_each_series_checked(std::span<const LabelMatcher> matchers, std:
                                     const std::function<void(const Labels&, std::span<const Point>)>& fn,
                                     const Checkpoint& checkpoint) const {
   checkpoint();
-  read(matchers, min_t, max_t, fn, &checkpoint);
+  read(matchers, min_t, max_t, fn, &checkpoint, nullptr);
 }
 
+void Store::for_each_series_at(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
+                               const EvalTimes& times,
+                               const std::function<void(const Labels&, std::span<const Point>)>& fn,
+                               const Checkpoint& checkpoint) const {
+  checkpoint();
+  read(matchers, min_t, max_t, fn, &checkpoint, &times);
+}
+
+namespace {
+
+// Whether a query's read of a block keeps it decoded: when it reads most of it. A range query reads its
+// last block only up to its last step (a day at step 60 s ends 59 s before the block does) and must find it
+// next time; a look at the last minutes of every series (an instant query) would fill the cache with blocks
+// that no range query needs.
+bool worth_keeping(const BlockKey& key, std::int64_t min_t, std::int64_t max_t) {
+  const std::int64_t from = std::max(min_t, key.min_t);
+  const std::int64_t to = std::min(max_t, key.max_t);
+  return from <= to && (to - from) >= (key.max_t - key.min_t) / 2;
+}
+
+}  // namespace
+
 void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
-                          std::uint64_t generation, BlockDecoder& decoder, DecodedBlock& scratch,
-                          std::vector<Point>& out) const {
+                          const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
+                          DecodedBlock& scratch, std::vector<Point>& out) const {
   const BlockKey& key = row.key;
   CachedPoints points = decoded_.find(key);
   if (!points) {
@@ -72,13 +95,17 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_
     for (std::size_t k = 0; k < scratch.values.size(); ++k)
       (*decoded)[k] = Point{scratch.timestamps_ms[k], scratch.values[k]};
     points = decoded;
-    if (min_t <= key.min_t && key.max_t <= max_t) decoded_.insert(key, points, generation);
+    if (worth_keeping(key, min_t, max_t)) decoded_.insert(key, points, generation);
   }
   const auto first = std::lower_bound(points->begin(), points->end(), min_t,
                                       [](const Point& p, std::int64_t t) { return p.t_ms < t; });
   const auto last = std::upper_bound(first, points->end(), max_t,
                                      [](std::int64_t t, const Point& p) { return t < p.t_ms; });
-  out.insert(out.end(), first, last);
+  if (times) {
+    append_picked(std::span<const Point>(first, last), *times, out);
+  } else {
+    out.insert(out.end(), first, last);
+  }
 }
 
 std::vector<Point> Store::take_buffer() const {
@@ -102,7 +129,7 @@ void Store::give_back_buffer(std::vector<Point> buffer) const {
 
 void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std::int64_t max_t,
                  const std::function<void(const Labels&, std::span<const Point>)>& fn,
-                 const Checkpoint* checkpoint) const {
+                 const Checkpoint* checkpoint, const EvalTimes* times) const {
   const std::vector<LabelIndex::Candidate> matched = matching(matchers, checkpoint);
   std::vector<SeriesId> ids;
   ids.reserve(matched.size());
@@ -119,6 +146,7 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
   BlockDecoder decoder;
   DecodedBlock scratch;
   std::vector<Point> points = take_buffer();
+  std::vector<std::size_t> seams;
   struct GiveBack {
     const Store& store;
     std::vector<Point>& points;
@@ -129,17 +157,25 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
     if (checkpoint) (*checkpoint)();
     const Labels& labels = *matched[i].labels;
     points.clear();
+    // Where each block's points begin: blocks are ascending inside, so order is checked at the seams only.
+    seams.clear();
     {
       std::lock_guard lock(read_mu_);
       read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
-        append_sealed(row, labels, min_t, max_t, generation, decoder, scratch, points);
+        seams.push_back(points.size());
+        append_sealed(row, labels, min_t, max_t, times, generation, decoder, scratch, points);
       });
     }
-    for (const auto& b : in_memory[i]) b->append_points(min_t, max_t, decoder, points);
+    for (const auto& b : in_memory[i]) {
+      seams.push_back(points.size());
+      b->append_points(min_t, max_t, decoder, points);
+    }
     // Sealed blocks come oldest first and the head holds what is newer: sorting is needed only when a block
     // was seen in both or blocks overlap.
-    const auto out_of_order = [](const Point& a, const Point& b) { return a.t_ms >= b.t_ms; };
-    if (std::adjacent_find(points.begin(), points.end(), out_of_order) != points.end()) {
+    const bool out_of_order = std::any_of(seams.begin(), seams.end(), [&](std::size_t s) {
+      return s > 0 && s < points.size() && points[s - 1].t_ms >= points[s].t_ms;
+    });
+    if (out_of_order) {
       std::stable_sort(points.begin(), points.end(),
                        [](const Point& a, const Point& b) { return a.t_ms < b.t_ms; });
       points.erase(std::unique(points.begin(), points.end(),

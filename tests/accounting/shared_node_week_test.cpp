@@ -4,7 +4,6 @@
 // the scenario's cgroups, and keeps its accounting in its history. Then `gpuwatch report --since 7d` must
 // give the scenario's GPU-hours per state and cost per team exactly (to the cent), beside OpenCost's figure,
 // and every per-process series and alert of the week must name its pod or job and its user.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -18,6 +17,7 @@
 #include "fake_kubelet.h"
 #include "prometheus_server.h"
 #include "run_process.h"
+#include "scenario_pods.h"
 #include "sim_support.h"
 
 namespace gpuwatch {
@@ -28,39 +28,6 @@ using namespace std::chrono_literals;
 
 const std::string kScenario = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/shared-node-week.yaml";
 const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
-
-// What the scenario's kubelet allocates, from the simulator itself (the same GPU UUIDs the agent reads),
-// and its /proc tree, written where the agent reads it.
-std::vector<kubelet::DeviceAllocation> scenario_pods(const std::string& proc_dir) {
-  ::setenv("GPUWATCH_SIM_SCENARIO", kScenario.c_str(), 1);
-  void* lib = ::dlopen((std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1").c_str(), RTLD_NOW);
-  if (!lib) throw std::runtime_error(::dlerror());
-  auto init = reinterpret_cast<int (*)()>(::dlsym(lib, "nvmlInit_v2"));
-  auto shutdown = reinterpret_cast<int (*)()>(::dlsym(lib, "nvmlShutdown"));
-  auto pods = reinterpret_cast<int (*)(char*, unsigned)>(::dlsym(lib, "gpuwatchSimPodResources"));
-  auto tree = reinterpret_cast<int (*)(const char*)>(::dlsym(lib, "gpuwatchSimWriteProcTree"));
-  if (!init || !shutdown || !pods || !tree || init() != 0)
-    throw std::runtime_error("the simulator did not start");
-  std::vector<char> buf(1 << 16);
-  const int pods_rc = pods(buf.data(), static_cast<unsigned>(buf.size()));
-  const int tree_rc = tree(proc_dir.c_str());
-  shutdown();
-  ::unsetenv("GPUWATCH_SIM_SCENARIO");
-  if (pods_rc != 0 || tree_rc != 0) throw std::runtime_error("the simulator's pods or /proc tree failed");
-  std::vector<kubelet::DeviceAllocation> out;
-  std::istringstream lines(buf.data());
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream f(line);
-    kubelet::DeviceAllocation a;
-    std::getline(f, a.namespace_name, '\t');
-    std::getline(f, a.pod, '\t');
-    std::getline(f, a.container, '\t');
-    std::getline(f, a.resource, '\t');
-    std::getline(f, a.device_id, '\t');
-    out.push_back(a);
-  }
-  return out;
-}
 
 json get_json(httplib::Client& client, const std::string& path) {
   const auto r = client.Get(path);
@@ -73,7 +40,8 @@ TEST(SharedNodeWeek, TheReportMatchesTheScenarioAndEverySeriesNamesItsWorkload) 
   std::filesystem::create_directories(dir.path() + "/proc");
   std::filesystem::create_directories(dir.path() + "/pod-resources");
   test::FakeKubelet kubelet(dir.path() + "/pod-resources/kubelet.sock");
-  const auto allocations = scenario_pods(dir.path() + "/proc");
+  const auto allocations = test::scenario_pods(
+      std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1", kScenario, dir.path() + "/proc");
   ASSERT_EQ(allocations.size(), 6u);
   kubelet.set_allocations(allocations);
   kubelet.start();

@@ -50,7 +50,7 @@ TEST(JsonApi, ProcessesNameTheirWorkloadFromTheHostReading) {
   Snapshot s = testing::h200_node();
   auto host = std::make_shared<HostSnapshot>();
   host->workloads = std::make_shared<const std::map<unsigned, procfs::Workload>>(
-      std::map<unsigned, procfs::Workload>{{4242, {"containerd://abc123", "pod-uid-1", ""}}});
+      std::map<unsigned, procfs::Workload>{{4242, {"containerd://abc123", "pod-uid-1", "", ""}}});
   s.host = host;
   const nlohmann::json j = snapshot_to_json(s);
   const auto& p = j["devices"][0]["processes"][0];

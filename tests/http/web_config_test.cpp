@@ -100,6 +100,53 @@ TEST(WebConfig, BasicAuthAsksEveryEndpointForAUserOfTheFile) {
   EXPECT_EQ(client.Get("/healthz")->status, 401);  // the cache remembers only what matched
 }
 
+TEST(WebConfig, HeadersOfTheFileAreOnEveryReplyTheRefusalsToo) {
+  Dir d;
+  d.write("web.yml",
+          "basic_auth_users:\n  prometheus: " + bcrypt("scrape-me") +
+              "\nhttp_server_config:\n  headers:\n    Strict-Transport-Security: max-age=31536000\n"
+              "    X-Frame-Options: deny\n    X-Content-Type-Options: nosniff\n"
+              "    Content-Security-Policy: default-src 'self'\n    X-XSS-Protection: \"\"\n");
+  ServerWith server(d.file("web.yml"));
+  httplib::Client client("127.0.0.1", server.port());
+  const auto expect_headers = [](const httplib::Result& res, int status, const std::string& what) {
+    ASSERT_TRUE(res) << what;
+    EXPECT_EQ(res->status, status) << what;
+    EXPECT_EQ(res->get_header_value("Strict-Transport-Security"), "max-age=31536000") << what;
+    EXPECT_EQ(res->get_header_value("X-Frame-Options"), "deny") << what;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << what;
+    EXPECT_EQ(res->get_header_value("Content-Security-Policy"), "default-src 'self'") << what;
+    EXPECT_FALSE(res->has_header("X-XSS-Protection")) << what << ": a blank value leaves it unset";
+    EXPECT_EQ(res->get_header_value_count("X-Frame-Options"), 1u) << what;
+  };
+  expect_headers(client.Get("/metrics"), 401, "a refused request");
+  client.set_basic_auth("prometheus", "scrape-me");
+  expect_headers(client.Get("/metrics"), 200, "/metrics (the cached exposition)");
+  expect_headers(client.Get("/healthz"), 200, "/healthz");
+  expect_headers(client.Get("/no/such/page"), 404, "a page that is not there");
+  expect_headers(client.Post("/metrics", "", "text/plain"), 405, "a method the endpoint does not take");
+}
+
+TEST(WebConfig, HeadersExporterToolkitForbidsAreRejectedWithFileAndLine) {
+  Dir d;
+  d.write("web.yml",
+          "http_server_config:\n  headers:\n    Server: gpuwatch\n    X-Frame-Options: allow-from x\n"
+          "    x-content-type-options: nosniff\n    X-Content-Type-Options: sniff\n"
+          "    Strict-Transport-Security: max-age=60\n");
+  std::vector<std::string> errors;
+  EXPECT_FALSE(load_web_config(d.file("web.yml"), errors));
+  const std::string f = d.file("web.yml");
+  ASSERT_EQ(errors.size(), 4u) << testing::PrintToString(errors);
+  EXPECT_EQ(errors[0].rfind(f + ":3:5: HTTP header 'Server' can not be configured", 0), 0u) << errors[0];
+  EXPECT_EQ(errors[1], f + ":4:22: invalid value for X-Frame-Options: expected 'deny' or 'sameorigin', got "
+                           "'allow-from x'");
+  // Names are matched as exporter-toolkit matches them: exactly, so a file it refuses is refused here too.
+  EXPECT_EQ(errors[2].rfind(f + ":5:5: HTTP header 'x-content-type-options' can not be configured", 0), 0u)
+      << errors[2];
+  EXPECT_EQ(errors[3],
+            f + ":6:29: invalid value for X-Content-Type-Options: expected 'nosniff', got 'sniff'");
+}
+
 TEST(BasicAuth, VerifiesBcryptHashesAndDecodesTheHeader) {
   const BasicAuth auth({{"alice", bcrypt("pa:ss")}});
   EXPECT_EQ(auth.verify("Basic YWxpY2U6cGE6c3M="), "alice");  // alice:pa:ss (a password may hold ':')

@@ -33,22 +33,40 @@ devices:
     workload: {utilization: {value: 30, periodic: {period: 5m, amplitude: 25}}, memory: 10GiB}
 )";
 
+// A receiver with every setting at its default.
+inline RemoteWriteTarget target(const std::string& name, const std::string& url) {
+  RemoteWriteTarget t;
+  t.name = name;
+  t.url = url;
+  return t;
+}
+
+struct LockstepNodeOptions {
+  double step_s = 2;
+  std::string scenario = kRemoteWriteScenario;
+  // The history's per-process series cap; the remote-write sink applies the same one.
+  std::size_t max_process_series = RemoteWriteSink::kDefaultMaxProcessSeries;
+  ScrapeSource scrapes;  // the services the node scrapes (src/scrape), if any
+};
+
 class LockstepNode {
  public:
-  explicit LockstepNode(const std::vector<RemoteWriteTarget>& targets, double step_s = 2)
-      : scenario_(kRemoteWriteScenario), step_s_(step_s) {
+  explicit LockstepNode(const std::vector<RemoteWriteTarget>& targets, LockstepNodeOptions options = {})
+      : scenario_(options.scenario), step_s_(options.step_s) {
     CollectorOptions o;
     o.nvml_library = sim_library_path();
     o.proc_root = "";
-    o.interval = std::chrono::milliseconds(std::llround(step_s * 1000));
+    o.interval = std::chrono::milliseconds(std::llround(step_s_ * 1000));
+    o.scrapes = std::move(options.scrapes);
     collector_ = std::make_unique<Collector>(o);
     store::StoreOptions so;
     so.data_dir = dir_.path() + "/history";
     so.clock_domain = "sim:remote-write";
     so.background_flusher = false;
     store_ = store::Store::open(so);
-    history_ = std::make_unique<store::SnapshotHistory>(store_, 100'000);
-    sink_ = std::make_unique<RemoteWriteSink>(targets, dir_.path() + "/remote-write", nullptr);
+    history_ = std::make_unique<store::SnapshotHistory>(store_, options.max_process_series);
+    sink_ = std::make_unique<RemoteWriteSink>(targets, dir_.path() + "/remote-write", nullptr, Labels{},
+                                              options.max_process_series);
   }
 
   // Moves scenario time to `seconds` tick by tick; each snapshot goes to the receivers' queues and the
@@ -77,9 +95,10 @@ class LockstepNode {
     return false;
   }
 
-  // Every sample of the GPU series the history holds.
-  RawSamples history() const {
-    const std::vector<LabelMatcher> gpu{LabelMatcher("__name__", MatchOp::kRegexMatch, "gpu_.+")};
+  // Every sample the history holds of the series whose names match `names` (the GPU series by default),
+  // staleness markers included.
+  RawSamples history(const std::string& names = "gpu_.+") const {
+    const std::vector<LabelMatcher> gpu{LabelMatcher("__name__", MatchOp::kRegexMatch, names)};
     RawSamples out;
     for (auto& series : store_->select(gpu, INT64_MIN, INT64_MAX))
       out[labels_to_string(series.labels)] = series.points;

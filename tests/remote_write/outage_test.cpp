@@ -3,6 +3,7 @@
 // holds, compared one by one (time and value).
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <iostream>
 
 #include "fault_proxy.h"
@@ -12,13 +13,6 @@
 
 namespace gpuwatch::test {
 namespace {
-
-RemoteWriteTarget target(const std::string& name, const std::string& url) {
-  RemoteWriteTarget t;
-  t.name = name;
-  t.url = url;
-  return t;
-}
 
 TEST(RemoteWriteOutage, ReceiversStoppedForTenMinutesOfScenarioTimeGetEverySampleInOrder) {
   auto prometheus = make_prometheus_receiver();
@@ -83,6 +77,30 @@ TEST(RemoteWriteFaults, FiveHundredsAndTooManyRequestsAreRetriedAndNothingIsLost
   EXPECT_EQ(s.failures_throttled, 3u);
   EXPECT_EQ(s.dropped_rejected, 0u);
   EXPECT_EQ(proxy.requests(), proxy.forwarded() + 9);
+}
+
+// Retry-After: an HTTP date (RFC 9110's other form) four seconds ahead: the sender waits until then, where
+// its own backoff would have sent again after 100 ms.
+TEST(RemoteWriteFaults, TooManyRequestsWithRetryAfterAsAnHttpDateWaitsUntilThatDate) {
+  auto prometheus = make_prometheus_receiver();
+  prometheus->start();
+  FaultProxy proxy(prometheus->write_url());
+  const std::time_t then = std::time(nullptr) + 4;
+  std::tm tm{};
+  ::gmtime_r(&then, &tm);
+  char date[64];
+  ASSERT_GT(std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &tm), 0u);
+  proxy.answer(429, 1, date);
+  LockstepNode node({target("throttled", proxy.write_url())});
+  node.run_until(20);
+  ASSERT_TRUE(node.wait_until_sent(std::chrono::seconds(60)));
+  // The date has whole seconds: the first answer came in the second before `then` at the latest.
+  EXPECT_GE(std::time(nullptr), then);
+  EXPECT_EQ(proxy.requests(), proxy.forwarded() + 1);
+  const auto s = node.sink().stats().at(0);
+  EXPECT_EQ(s.failures_throttled, 1u);
+  const RawSamples history = node.history();
+  EXPECT_EQ(expect_receiver_holds_history(node, history, *prometheus, "prometheus"), count_samples(history));
 }
 
 TEST(RemoteWriteTls, HttpsAndBasicAuthToAPrometheusBehindTheWebConfigFileTheAgentReadsToo) {

@@ -73,9 +73,29 @@ TEST(SeriesFilter, KeepAndDropRulesApplyInOrderOnJoinedLabels) {
 TEST(RetryAfter, SecondsAreHonouredAndBounded) {
   EXPECT_EQ(parse_retry_after("3"), std::chrono::milliseconds(3000));
   EXPECT_EQ(parse_retry_after("86400"), std::chrono::minutes(5));
+  EXPECT_EQ(parse_retry_after("12345678901234"), std::chrono::minutes(5));
   EXPECT_FALSE(parse_retry_after(""));
-  EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
   EXPECT_FALSE(parse_retry_after("-1"));
+  EXPECT_FALSE(parse_retry_after("soon"));
+}
+
+TEST(RetryAfter, AnHttpDateIsTheWaitUntilThen) {
+  // 2015-10-21 07:28:00 UTC, RFC 9110's example date.
+  const auto date = std::chrono::system_clock::from_time_t(1445412480);
+  using std::chrono::milliseconds;
+  using std::chrono::seconds;
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", date - seconds(90)), seconds(90));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", date - milliseconds(1500)),
+            milliseconds(1500));
+  // The obsolete forms RFC 9110 says a recipient must accept.
+  EXPECT_EQ(parse_retry_after("Wednesday, 21-Oct-15 07:28:00 GMT", date - seconds(7)), seconds(7));
+  EXPECT_EQ(parse_retry_after("Wed Oct 21 07:28:00 2015", date - seconds(7)), seconds(7));
+  // Already past: send again now. Far ahead: bounded as delay-seconds are.
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", date + seconds(30)), milliseconds(0));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", date - std::chrono::hours(2)),
+            std::chrono::minutes(5));
+  EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT trailing", date));
+  EXPECT_FALSE(parse_retry_after("Wed, 32 Oct 2015 07:28:00 GMT", date));
 }
 
 }  // namespace

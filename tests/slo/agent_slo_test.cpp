@@ -1,6 +1,7 @@
 // SLOs through the whole agent: a Sloth file named in the options, a scraped Triton-shaped target whose
 // errors burn the budget, the SLO sink's figures on /api/v1/slos and its page in the alert engine beside the
-// detectors' alerts, labelled slo, service and severity, saying that no GPU cause was found.
+// detectors' alerts, labelled slo, service and severity, saying that no GPU cause was found; the same figures
+// on /metrics.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -12,6 +13,7 @@
 
 #include "agent/agent.h"
 #include "agent/collector_setup.h"
+#include "agent_json.h"
 #include "sim_support.h"
 
 namespace gpuwatch {
@@ -19,14 +21,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-json get(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_read_timeout(5, 0);
-  const auto r = client.Get(path);
-  if (!r || r->status != 200) return json();
-  return json::parse(r->body, nullptr, false);
-}
 
 TEST(AgentSlo, ABurningServicePagesThroughTheAlertEngine) {
   std::atomic<double> success{0}, failure{0};
@@ -75,7 +69,7 @@ slos:
     agent.start();
     json page;
     for (int i = 0; i < 200 && page.is_null(); ++i) {
-      const json alerts = get(agent.port(), "/api/v1/alerts");
+      const json alerts = test::get_json(agent.port(), "/api/v1/alerts");
       if (alerts.is_object()) {
         for (const auto& a : alerts["data"]["alerts"]) {
           if (a["labels"].value("alertname", "") == "SloErrorBudgetBurn" &&
@@ -90,7 +84,7 @@ slos:
     EXPECT_EQ(page["labels"]["service"], "bert-ranker");
     EXPECT_NE(page["annotations"]["description"].get<std::string>().find("GPU cause: no GPU cause found"),
               std::string::npos);
-    const json slos = get(agent.port(), "/api/v1/slos");
+    const json slos = test::get_json(agent.port(), "/api/v1/slos");
     ASSERT_TRUE(slos.is_object());
     EXPECT_EQ(slos["status"], "success");
     ASSERT_EQ(slos["data"].size(), 1u);
@@ -101,6 +95,34 @@ slos:
     EXPECT_NEAR(s["burnRate"]["5m"].get<double>(), 500, 50);
     EXPECT_LT(s["budgetRemaining"].get<double>(), 0);
     EXPECT_EQ(s["alertState"], "page");
+    // The same figures on /metrics.
+    httplib::Client client("127.0.0.1", agent.port());
+    const auto metrics = client.Get("/metrics");
+    ASSERT_TRUE(metrics);
+    const std::string& text = metrics->body;
+    EXPECT_NE(text.find("gpuwatch_slo_error_budget_state{slo=\"availability\",service=\"bert-ranker\","
+                        "state=\"page\"} 1\n"),
+              std::string::npos)
+        << text;
+    const std::string objective =
+        "gpuwatch_slo_objective_ratio{slo=\"availability\",service=\"bert-ranker\"} ";
+    ASSERT_NE(text.find(objective), std::string::npos);
+    EXPECT_NEAR(std::stod(text.substr(text.find(objective) + objective.size())), 0.999, 1e-9);
+    for (const char* window : {"5m", "30m", "1h", "2h", "6h", "1d", "3d", "period"}) {
+      const std::string burn =
+          "gpuwatch_slo_burn_rate{slo=\"availability\",service=\"bert-ranker\",window=\"" +
+          std::string(window) + "\"} ";
+      const auto at = text.find(burn);
+      ASSERT_NE(at, std::string::npos) << burn;
+      EXPECT_GT(std::stod(text.substr(at + burn.size())), 100) << burn;  // half failing: about 500x
+      EXPECT_NE(text.find("gpuwatch_slo_sli_ratio{slo=\"availability\",service=\"bert-ranker\",window=\"" +
+                          std::string(window) + "\"} "),
+                std::string::npos);
+    }
+    EXPECT_NE(
+        text.find(
+            "gpuwatch_slo_error_budget_remaining_ratio{slo=\"availability\",service=\"bert-ranker\"} -"),
+        std::string::npos);
     EXPECT_TRUE(agent.stop());
   }
   target.stop();

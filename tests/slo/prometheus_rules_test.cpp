@@ -1,6 +1,7 @@
 // `gpuwatch rules slo` against Prometheus's own tools: the rules pass `promtool check rules`, and on the same
 // counter series `promtool test rules` fires exactly the alerts the agent's engine raises at the same
-// moments.
+// moments: the workbook's page and ticket, and the escalation (its condition held for the rule's 10 minutes,
+// as the agent's alert engine holds it before it fires).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -54,9 +55,12 @@ TEST(PrometheusRules, PassPromtoolCheckAndFireWhatTheAgentFires) {
   SloEngine engine(parse_slo_text(kSpec, "slo.yaml"));
   std::ostringstream success_values, failure_values;
   double success = 0, failure = 0;
-  const std::set<int> checks = {30 * 60 / kStepS, 70 * 60 / kStepS, 110 * 60 / kStepS, 150 * 60 / kStepS,
-                                400 * 60 / kStepS};
+  const std::set<int> checks = {30 * 60 / kStepS,  70 * 60 / kStepS,  75 * 60 / kStepS,
+                                110 * 60 / kStepS, 150 * 60 / kStepS, 400 * 60 / kStepS};
   std::map<int, std::set<std::string>> agent_alerts;  // step -> severities raised
+  constexpr int kEscalationForSteps = 10 * 60 / kStepS;
+  int escalating_since = -1;  // the step the escalation's condition began to hold; -1 while it does not
+  std::map<int, bool> agent_escalates;  // step -> the escalation fires (held for its 10 minutes)
   for (int step = 0; step <= kSteps; ++step) {
     if (step > 0) {
       success += 30 * (1 - error_ratio_at(step));
@@ -69,10 +73,19 @@ TEST(PrometheusRules, PassPromtoolCheckAndFireWhatTheAgentFires) {
     r.samples.push_back({{{"__name__", "nv_inference_request_success"}, {"model", "bert"}}, r.t_ms, success});
     r.samples.push_back({{{"__name__", "nv_inference_request_failure"}, {"model", "bert"}}, r.t_ms, failure});
     engine.consume(r);
-    if (checks.count(step)) {
-      for (const auto& c : engine.evaluate(r.t_ms, {}))
+    // Every step, as both evaluate every 15 s: the escalation's `for` needs each evaluation.
+    bool escalating = false;
+    for (const auto& c : engine.evaluate(r.t_ms, {})) {
+      if (c.alertname == "SloBurnRateEscalating") {
+        escalating = true;
+      } else if (checks.count(step)) {
         agent_alerts[step].insert(std::string(severity_name(c.severity)));
+      }
     }
+    if (!escalating) escalating_since = -1;
+    if (escalating && escalating_since < 0) escalating_since = step;
+    if (checks.count(step))
+      agent_escalates[step] = escalating && step - escalating_since >= kEscalationForSteps;
   }
   std::ofstream t(tests);
   t << "rule_files: [" << rules
@@ -94,12 +107,27 @@ TEST(PrometheusRules, PassPromtoolCheckAndFireWhatTheAgentFires) {
         << "              summary: SLO availability of bert-ranker is burning its error budget\n"
         << "              runbook_url: docs/runbooks/SloErrorBudgetBurn.md\n";
     }
+    t << "      - eval_time: " << step * kStepS
+      << "s\n        alertname: SloBurnRateEscalating\n        exp_alerts:";
+    if (!agent_escalates[step]) {
+      t << " []\n";
+      continue;
+    }
+    t << "\n          - exp_labels: {slo: availability, service: bert-ranker, severity: ticket, sloth_id: "
+      << "bert-ranker-availability, sloth_service: bert-ranker, sloth_slo: availability}\n"
+      << "            exp_annotations:\n"
+      << "              summary: SLO availability of bert-ranker burns at over twice its usual rate\n"
+      << "              runbook_url: docs/runbooks/SloBurnRateEscalating.md\n";
   }
   t.close();
   // The series must say something: quiet at first, a page in the burst, a ticket after it.
   EXPECT_TRUE(agent_alerts[30 * 60 / kStepS].empty());
   EXPECT_EQ(agent_alerts[110 * 60 / kStepS].count("page"), 1u);
   EXPECT_EQ(agent_alerts[400 * 60 / kStepS], std::set<std::string>{"ticket"});
+  // The escalation: not before the burst, held through it once its 10 minutes passed, gone after it.
+  EXPECT_FALSE(agent_escalates[30 * 60 / kStepS]);
+  EXPECT_TRUE(agent_escalates[75 * 60 / kStepS]);
+  EXPECT_FALSE(agent_escalates[400 * 60 / kStepS]);
   EXPECT_EQ(run("promtool test rules " + tests + " > " + dir.path() + "/test.log 2>&1"), 0)
       << std::ifstream(dir.path() + "/test.log").rdbuf();
 }

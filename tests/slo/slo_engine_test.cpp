@@ -1,22 +1,14 @@
 #include <gtest/gtest.h>
 
 #include "core/stale_marker.h"
+#include "mistral_availability.h"
 #include "slo/slo_engine.h"
 #include "slo/spec_files.h"
 
 namespace gpuwatch::slo {
 namespace {
 
-const char* kSpec = R"(version: "prometheus/v1"
-service: "mistral"
-slos:
-  - name: "availability"
-    objective: 99
-    sli:
-      events:
-        error_query: sum(rate(nv_inference_request_failure{model="mistral"}[{{.window}}]))
-        total_query: sum(rate(nv_inference_request_success{model="mistral"}[{{.window}}])) + sum(rate(nv_inference_request_failure{model="mistral"}[{{.window}}]))
-)";
+const char* const kSpec = test::kMistralAvailability;
 
 // One scrape of a Triton-shaped server on GPU 4 with cumulative counters.
 ScrapeResult scrape(std::int64_t t_ms, double success, double failure) {

@@ -197,6 +197,34 @@ TEST(ProcessRows, SortAndFilterByKey) {
   EXPECT_TRUE(view.quit);
 }
 
+// The workload column names a pod as the kubelet named it (namespace/pod), read here or served by the agent;
+// a pod no kubelet named is known by its cgroup's UID.
+TEST(ProcessRows, NameThePodAsTheKubeletNamedIt) {
+  auto snap = node();
+  auto& in_pod = snap->devices.at(0).processes.at(1);
+  const auto workload_of = [&in_pod](const TopFrame& frame, const ViewState& view) {
+    for (const auto& row : process_rows(frame, view))
+      if (row.pid == in_pod.pid) return row.workload;
+    return std::string("(no row)");
+  };
+  TopFrame local;
+  local.snapshot = snap;
+  local.workloads = *snap->host->workloads;
+  EXPECT_EQ(workload_of(local, ViewState()), "pod 1b2c3d4e-0000-1111-2222-333344445555");
+  in_pod.namespace_name = "research";
+  in_pod.pod = "train-1";
+  in_pod.container = "trainer";
+  EXPECT_EQ(workload_of(local, ViewState()), "pod research/train-1");
+  const TopFrame served = agent_frame(*snap);
+  EXPECT_EQ(workload_of(served, ViewState()), "pod research/train-1");
+  // And the filter finds it by its name.
+  ViewState view;
+  for (int key : {'/', 't', 'r', 'a', 'i', 'n', '-', '1', '\n'}) apply_key(view, key);
+  const auto rows = process_rows(served, view);
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].pid, in_pod.pid);
+}
+
 TEST(Plot, BarsAndSparklines) {
   EXPECT_EQ(bar(0.5, 12, "50%"), "[|||||  50%]");
   EXPECT_EQ(bar(std::nullopt, 8, "x"), "[   n/a]");

@@ -23,6 +23,8 @@ GPUWATCH = os.path.join(BUILD, "gpuwatch")
 SIM = os.path.join(BUILD, "sim-lib", "libnvidia-ml.so.1")
 INCIDENTS = os.path.join(SOURCE, "scenarios", "incidents-8xh200.yaml")
 MIG = os.path.join(SOURCE, "scenarios", "mig-a100.yaml")
+PODS = os.path.join(SOURCE, "tests", "grafana", "dashboards-4xh200.yaml")  # a Slurm job, two pods, a bare process
+KUBELET = os.path.join(BUILD, "tests", "kubelet", "fake_kubelet_serve")
 HANG_AT = 240  # GPU 5's calls hang from scenario second 240 to 300
 
 
@@ -77,10 +79,14 @@ class TopTest(unittest.TestCase):
         self.folder = tempfile.mkdtemp(prefix="gpuwatch-top-")
         self.tmux = None
         self.agent = None
+        self.kubelet = None
 
     def tearDown(self):
         if self.tmux:
             self.tmux.close()
+        if self.kubelet:
+            self.kubelet.terminate()
+            self.kubelet.wait(10)
         if self.agent:
             self.agent.send_signal(signal.SIGTERM)
             try:
@@ -211,6 +217,21 @@ class TopTest(unittest.TestCase):
         gpu1 = next(i for i, l in enumerate(lines) if re.match(r"^1\s+NVIDIA A100", l))
         self.assertRegex(lines[gpu1 + 2], r"^\s+MIG 1/5/0\s+4g\.40gb\s+SM \[.*MEM \[.*36\.0G/39\.2G\]\s+1 proc")
         self.assertRegex(lines[gpu1 + 3], r"^\s+MIG 1/1/0\s+3g\.40gb\s+SM \[.*0 proc")
+
+    def test_workloads_by_the_names_the_kubelet_and_slurm_give(self):
+        # The fake kubelet of tests/kubelet serves the scenario's pods over the real PodResources protocol.
+        socket_path = os.path.join(self.folder, "kubelet.sock")
+        self.kubelet = subprocess.Popen([KUBELET, SIM, PODS, socket_path], stdout=subprocess.PIPE, text=True)
+        self.assertEqual(self.kubelet.stdout.readline().strip(), "ready")
+        t = self.start_local(scenario=PODS, cols=130, rows=30, extra=f"--pod-resources-socket {socket_path}")
+        screen = t.wait_text("pod research/train-1")
+        self.assertRegex(screen, r"(?m)^1\s+71001\s+.*pod research/train-1\s+python3 train\.py --rank=1")
+        self.assertRegex(screen, r"(?m)^2\s+72000\s+.*pod inference/vllm-0\s+vllm serve llama-70b")
+        self.assertRegex(screen, r"(?m)^0\s+71000\s+.*job 5150\s+python3 train\.py --rank=0")
+        # The filter finds a pod by its name.
+        t.keys("/", "vllm", "Enter")
+        screen = t.wait_text('1 matching "vllm"')
+        self.assertNotIn("train.py", screen)
 
     def test_reads_a_running_agent(self):
         port = free_port()

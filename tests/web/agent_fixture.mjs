@@ -45,9 +45,21 @@ export function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Serves the scenario's model servers (`gpuwatch sim serve`) with the agent's clock and adds their sockets to
+// its proc tree, where the agent's discovery finds them on their GPUs; resolves once they listen.
+function serveModels(p, sim, procRoot, env) {
+  const child = spawn(p.gpuwatch, ["sim", "serve", ...sim, "--proc-root", procRoot], { env, stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`gpuwatch sim serve exited with ${code}`)));
+    child.stdout.once("data", () => resolve(child)); // its first line says where the servers listen
+  });
+}
+
 // An agent; `historySeconds` of scenario time lie behind it when it is ready. `args` are more flags;
-// `dataDir` a history to start from (kept), instead of a fresh one in the temporary folder.
-export async function startAgent({ historySeconds = 450, args = [], scenario, dataDir } = {}) {
+// `dataDir` a history to start from (kept), instead of a fresh one in the temporary folder. `mode` is the
+// simulator's clock: lockstep lays the history down at once; scaled follows the clock from the epoch, as
+// `services` (the scenario's model servers, which count requests per wall second) need.
+export async function startAgent({ historySeconds = 450, args = [], scenario, dataDir, mode = "lockstep", services = false } = {}) {
   const p = paths();
   const dir = mkdtempSync(join(tmpdir(), "gpuwatch-web-"));
   const port = await freePort();
@@ -57,7 +69,8 @@ export async function startAgent({ historySeconds = 450, args = [], scenario, da
   const made = spawnSync(p.gpuwatch, ["sim", "proc-tree", ...sim, "--proc-root", join(dir, "proc")]);
   if (made.status !== 0) throw new Error(`gpuwatch sim proc-tree: ${made.stderr}`);
   const epoch = Math.floor(Date.now() / 1000) - historySeconds;
-  const env = { ...process.env, GPUWATCH_SIM_EPOCH: String(epoch), GPUWATCH_SIM_MODE: "lockstep", GPUWATCH_SIM_KMSG: kmsg };
+  const env = { ...process.env, GPUWATCH_SIM_EPOCH: String(epoch), GPUWATCH_SIM_MODE: mode, GPUWATCH_SIM_KMSG: kmsg };
+  const servers = services ? await serveModels(p, sim, join(dir, "proc"), env) : null;
   const child = spawn(
     p.gpuwatch,
     ["agent", ...sim, "--listen", `127.0.0.1:${port}`, "--data-dir", dataDir ?? join(dir, "data"), "--proc-root", join(dir, "proc"),
@@ -73,9 +86,11 @@ export async function startAgent({ historySeconds = 450, args = [], scenario, da
       return (await fetch(`${url}/api/v1/gpus`)).json();
     },
     async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        await new Promise((r) => child.once("exit", r));
+      for (const c of [child, servers]) {
+        if (c && c.exitCode === null) {
+          c.kill("SIGTERM");
+          await new Promise((r) => c.once("exit", r));
+        }
       }
       rmSync(dir, { recursive: true, force: true });
     },

@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { readFileSync } from "node:fs";
 import { startAgent, startBrowser } from "./agent_fixture.mjs";
+import { manyProcessesScenario } from "./many_processes_scenario.mjs";
 
 const ONCALL_REFRESH_MS = 5000; // web/src/oncall.js refreshSeconds
 // The series' strokes (web/src/chart.js); axes and grid are grey.
@@ -241,5 +243,133 @@ describe("an agent whose history cannot be opened", () => {
     await page.waitForSelector("#processes tr.process");
     assert.match(await page.textContent('[data-panel="temperature"]'), /\S/);
     assert.equal(await page.locator('[data-panel="temperature"] .error').count(), 1);
+  });
+});
+
+describe("an agent evaluating SLOs over the simulator's model servers", () => {
+  // scenarios/inference-slo-8xh200.yaml's servers, served by `gpuwatch sim serve` and found by the agent's
+  // discovery, with their SLOs; the scenario is 7.5 minutes in, so GPU5's TGI server is in its bad deploy
+  // (30 % of requests fail from minute 7) and its availability SLO burns.
+  const slosFile = () => join(process.env.GPUWATCH_SOURCE_DIR, "scenarios/inference-slo-8xh200.slos.yaml");
+  let agent;
+  let browser;
+  before(async () => {
+    agent = await startAgent({
+      scenario: join(process.env.GPUWATCH_SOURCE_DIR, "scenarios/inference-slo-8xh200.yaml"),
+      mode: "scaled",
+      services: true,
+      historySeconds: 450,
+      args: ["--slo-files", slosFile()],
+    });
+    browser = await startBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await agent?.stop();
+  });
+  const slos = async () => (await (await fetch(`${agent.url}/api/v1/slos`)).json()).data;
+
+  test("executive: the SLO panel shows each SLO's budget, burn rates and state as the agent evaluates them", async () => {
+    // The burn shows once the agent has scraped the servers twice (a rate needs two samples).
+    let burning = null;
+    const deadline = Date.now() + 90_000;
+    while (!burning && Date.now() < deadline) {
+      burning = (await slos()).find((s) => s.slo === "mistral-gpu5-availability" && s.alertState === "page");
+      if (!burning) await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.ok(burning, "the bad deploy on GPU5 pages its SLO");
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const before = await slos();
+    await page.goto(`${agent.url}/?view=executive&range=24h`);
+    await page.waitForSelector("#slo-table tr.slo");
+    const after = await slos();
+
+    const rows = page.locator("#slo-table tr.slo");
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.slo));
+    assert.deepEqual([...shown].sort(), before.map((s) => s.slo).sort(), "a row per SLO the agent evaluates");
+    assert.match(await page.textContent("#slo-summary"), new RegExp(`^${before.length} SLOs, [1-9]\\d* paging`));
+    const row = page.locator('#slo-table tr.slo[data-slo="mistral-gpu5-availability"]');
+    assert.match(await row.locator(".state").textContent(), /^page$/);
+    assert.match(await row.textContent(), /mistral-7b-instruct/);
+    assert.match(await row.textContent(), /99\.00 %/, "the objective");
+    // The figures are the API's: each row's state and 5m burn rate as the agent gave them around the load
+    // (where the two readings agree, as the burn moves between them).
+    for (const s of before) {
+      const a = after.find((x) => x.slo === s.slo);
+      const r = page.locator(`#slo-table tr.slo[data-slo="${s.slo}"]`);
+      if (a.alertState === s.alertState) assert.equal(await r.locator(".state").textContent(), s.alertState, s.slo);
+      const burn5m = Number((await r.locator("td.burn").first().textContent()).replace("×", ""));
+      const [lo, hi] = [Math.min(s.burnRate["5m"], a.burnRate["5m"]), Math.max(s.burnRate["5m"], a.burnRate["5m"])];
+      assert.ok(burn5m >= lo * 0.99 - 0.01 && burn5m <= hi * 1.01 + 0.01, `${s.slo}: 5m burn ${burn5m} within ${lo}..${hi}`);
+    }
+    // A page's budget: its bar and figure, burning (the 5m burn rate over the page threshold is marked).
+    assert.match(await row.locator(".budget-value").textContent(), /^-?\d+(\.\d)? %$/);
+    assert.equal(await row.locator("td.burn.page").first().count(), 1);
+    assert.ok(await row.locator(".cause").textContent(), "a page says its GPU cause, or that none was found");
+    assert.deepEqual(errors, []);
+  });
+});
+
+describe("a node with 1,000 processes", () => {
+  // 125 processes on every GPU (tests/web/many_processes_scenario.mjs, as the UI benchmark's node).
+  const base = () => readFileSync(join(process.env.GPUWATCH_SOURCE_DIR, "scenarios/bench-8xh200.yaml"), "utf8");
+  const env = agentWithFile("many.yaml", "", (file) => {
+    writeFileSync(file, manyProcessesScenario(base(), 1000));
+    return { historySeconds: 60, scenario: file };
+  });
+  const pids = (page) => page.locator("#processes tr.process td:first-child").allTextContents();
+
+  test("debug: the process table pages, sorts and filters, and keeps its place across refreshes", async () => {
+    const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    // 15 minutes: the 60 s of history are 20 steps of each series.
+    await page.goto(`${env.agent.url}/?view=debug&gpu=0&range=15m`);
+    await page.waitForSelector("#process-page");
+    assert.equal(await page.textContent("#process-count"), "125 processes");
+    assert.equal(await page.textContent("#process-page"), "page 1 of 5");
+    assert.equal(await page.locator("#processes tr.process").count(), 25, "a page of rows, not 125");
+    // Largest memory first, as the agent reports it.
+    const memory = await page.locator("#processes tr.process td:nth-child(5)").allTextContents();
+    const mib = memory.map((m) => Number.parseFloat(m) * (m.endsWith("GiB") ? 1024 : 1));
+    assert.deepEqual(mib, [...mib].sort((a, b) => b - a));
+
+    // By PID: descending first (a number column), then ascending; the pages follow the order.
+    await page.click('th[data-sort="pid"]');
+    await page.click('th[data-sort="pid"]');
+    const gpu0 = (await env.agent.gpus()).devices[0].processes.map((p) => p.pid).sort((a, b) => a - b);
+    assert.equal(gpu0.length, 125);
+    assert.deepEqual((await pids(page)).map(Number), gpu0.slice(0, 25));
+    await page.click("#process-next");
+    assert.equal(await page.textContent("#process-page"), "page 2 of 5");
+    assert.deepEqual((await pids(page)).map(Number), gpu0.slice(25, 50));
+    // A refresh (every 10 s) redraws the table: it stays on its page and order.
+    const before = Number(await page.getAttribute("body", "data-refreshes"));
+    await page.waitForFunction((n) => Number(document.body.dataset.refreshes) > n, before, { timeout: 30_000 });
+    assert.equal(await page.textContent("#process-page"), "page 2 of 5");
+    assert.deepEqual((await pids(page)).map(Number), gpu0.slice(25, 50));
+
+    // Many processes on one plot read as none: the panels draw the ten using the most now.
+    assert.match(await page.textContent('.panel:has([data-panel="process-memory"]) h3'), /the 10 of 125 using the most now/);
+    assert.equal(await page.getAttribute('[data-panel="process-memory"]', "data-series"), "10");
+    assert.ok((await points(page, '[data-panel="process-memory"]')) >= 100);
+
+    // A filter finds one process among them; its row opens it.
+    await page.fill("#process-filter", String(gpu0[1]));
+    await page.waitForFunction(() => document.querySelector("#process-count").textContent === "1 of 125 processes");
+    assert.deepEqual((await pids(page)).map(Number), [gpu0[1]]);
+    await page.click("#processes tr.process");
+    await page.waitForURL(new RegExp(`pid=${gpu0[1]}`));
+    await page.waitForFunction(() => document.querySelector('[data-panel="process-memory"]')?.dataset.series === "1");
+    assert.deepEqual(errors, []);
+  });
+
+  test("on-call: every GPU's row counts its 125 processes", async () => {
+    const page = await env.browser.newPage();
+    await page.goto(`${env.agent.url}/`);
+    await page.waitForSelector("#gpus tbody tr.gpu-row >> nth=7");
+    for (const cell of await page.locator("#gpus tr.gpu-row td:last-child").allTextContents()) assert.equal(cell, "125");
   });
 });

@@ -1,10 +1,21 @@
 // Debug: one GPU, or one process, over any range. Utilization, memory, clocks and what holds them down,
 // power, temperature, PCIe, each process's memory and SM share with its workload; drag on a plot to zoom;
 // any PromQL expression as a graph.
-import { api, queryRange } from "./api.js";
+import { api } from "./api.js";
+import { RangeCache } from "./range_cache.js";
 import { timeChart } from "./chart.js";
 import { esc, formatTime, formatValue, RANGES } from "./format.js";
 import { stepFor, timeWindow } from "./url_state.js";
+import { processTable, tableState } from "./process_table.js";
+
+// The per-process panels draw at most this many processes, the ones using the most now (by memory, or by SM
+// share): 125 lines on one plot read as none, and each costs the history a series to read over the range.
+const TOP_PROCESSES = 10;
+// The process table's sort, filter and page, by GPU, kept across refreshes and GPU changes.
+const tables = new Map();
+// The panels' history answered on earlier refreshes: a refresh asks only for the steps since (the newest
+// point is then at most a step old: 12 s over the default hour).
+const cache = new RangeCache();
 
 // The panels of a GPU: title, unit, and the expressions (the selector's {gpu="N"} filled in).
 const GPU_PANELS = [
@@ -16,8 +27,8 @@ const GPU_PANELS = [
   { id: "temperature", title: "Temperature", unit: "celsius", exprs: ["gpu_temperature_celsius{S}", "gpu_memory_temperature_celsius{S}"] },
   { id: "pcie", title: "PCIe throughput", unit: "bytes_per_second", exprs: ["gpu_pcie_tx_bytes_per_second{S}", "gpu_pcie_rx_bytes_per_second{S}"], yMin: 0 },
   { id: "pcie-errors", title: "PCIe replays and link width", unit: "count", exprs: ["rate(gpu_pcie_replays_total{S}[1m])", "gpu_pcie_link_width{S}"], yMin: 0 },
-  { id: "process-memory", title: "Memory per process", unit: "bytes", exprs: ["gpu_process_memory_used_bytes{P}"], yMin: 0 },
-  { id: "process-sm", title: "SM share per process", unit: "ratio", exprs: ["gpu_process_sm_utilization_ratio{P}"], yMin: 0 },
+  { id: "process-memory", title: "Memory per process", unit: "bytes", exprs: ["gpu_process_memory_used_bytes{P}"], yMin: 0, top: "used_memory_bytes" },
+  { id: "process-sm", title: "SM share per process", unit: "ratio", exprs: ["gpu_process_sm_utilization_ratio{P}"], yMin: 0, top: "sm_utilization" },
 ];
 
 const SHORT = {
@@ -77,15 +88,23 @@ export const debugView = {
     const [start, end] = timeWindow(state, "1h");
     const step = stepFor(start, end, 300, ctx.interval);
     const gpuSel = `gpu="${gpu}"`;
-    const procSel = state.pid ? `pid="${state.pid}"` : gpuSel;
+    const onGpu = devices.find((d) => String(d.index) === gpu)?.processes ?? [];
+    // One process, all of the GPU's when they are few, else the ones using the most now.
+    const procSel = (panel) => {
+      if (state.pid) return `pid="${state.pid}"`;
+      if (onGpu.length <= TOP_PROCESSES) return gpuSel;
+      const top = [...onGpu].sort((a, b) => (b[panel.top] ?? 0) - (a[panel.top] ?? 0)).slice(0, TOP_PROCESSES);
+      return `${gpuSel},pid=~"${top.map((p) => p.pid).join("|")}"`;
+    };
     const panels = ctx.historyOff
       ? []
       : await Promise.all(
           GPU_PANELS.map(async (panel) => {
-            const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel}}`));
+            const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel(panel)}}`));
             try {
-              const results = await Promise.all(exprs.map((e) => queryRange(e, start, end, step)));
-              return { panel, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
+              const results = await Promise.all(exprs.map((e) => cache.query(e, start, end, step)));
+              const topOf = panel.top && !state.pid && onGpu.length > TOP_PROCESSES ? onGpu.length : 0;
+              return { panel, topOf, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
             } catch (e) {
               return { panel, series: [], error: e.message }; // one failing panel costs only itself
             }
@@ -94,12 +113,12 @@ export const debugView = {
     let custom = null;
     if (state.expr && !ctx.historyOff) {
       try {
-        custom = { series: await queryRange(state.expr, start, end, step) };
+        custom = { series: await cache.query(state.expr, start, end, step) };
       } catch (e) {
         custom = { error: e.message };
       }
     }
-    return { devices, gpu, process, start, end, step, panels, custom };
+    return { gpus, devices, gpu, process, start, end, step, panels, custom };
   },
 
   draw(root, data, state, ctx, navigate) {
@@ -121,7 +140,7 @@ export const debugView = {
         <span class="muted">${esc(device.health.reasons.join("; "))}</span></p>` : ""}
       ${state.pid ? `<p>Process <b>${esc(state.pid)}</b> ${process ? esc(`${process.name} (${process.user ?? "?"}) ${workload(process)}`) : '<span class="muted">(no longer on a GPU)</span>'} <a href="/?view=debug&gpu=${esc(gpu)}">all processes of GPU ${esc(gpu)}</a></p>` : ""}
       <h2>Processes on GPU ${esc(gpu)} now</h2>
-      <table id="processes"><thead><tr><th>PID</th><th>Name</th><th>User</th><th>Command</th><th class="num">Memory</th><th class="num">SM</th><th>Container, pod or job</th></tr></thead><tbody></tbody></table>
+      <div id="process-table"></div>
       <h2>Over time</h2>
       <div class="grid" id="panels"></div>
       <h2>PromQL</h2>
@@ -133,25 +152,19 @@ export const debugView = {
       input.value = typing;
       input.focus();
     }
-    const tbody = root.querySelector("#processes tbody");
-    const procs = device ? device.processes : [];
-    if (procs.length === 0) tbody.innerHTML = '<tr><td colspan="7" class="empty">No process is using this GPU.</td></tr>';
-    for (const p of procs) {
-      const tr = document.createElement("tr");
-      tr.className = "gpu-row process";
-      tr.innerHTML = `<td>${p.pid}</td><td>${esc(p.name)}</td><td>${esc(p.user ?? "")}</td><td><code>${esc(p.command ?? "")}</code></td>
-        <td class="num">${formatValue("bytes", p.used_memory_bytes)}</td><td class="num">${formatValue("ratio", p.sm_utilization)}</td><td>${esc(workload(p))}</td>`;
-      tr.addEventListener("click", () => navigate({ pid: String(p.pid), gpu }));
-      tbody.append(tr);
-    }
+    if (!tables.has(gpu)) tables.set(gpu, tableState());
+    processTable(root.querySelector("#process-table"), device ? device.processes : [], tables.get(gpu), {
+      workload,
+      onPick: (p) => navigate({ pid: String(p.pid), gpu }),
+    });
 
     const onZoom = (from, to) => navigate({ from, to });
     const grid = root.querySelector("#panels");
     if (ctx.historyOff) grid.innerHTML = '<p class="empty">History is off on this agent: there is nothing to plot over time. The table above is the latest reading.</p>';
-    for (const { panel, series, error } of panels) {
+    for (const { panel, series, error, topOf } of panels) {
       const div = document.createElement("div");
       div.className = "panel";
-      div.innerHTML = `<h3>${esc(panel.title)}</h3><div class="chart" data-panel="${panel.id}"></div>`;
+      div.innerHTML = `<h3>${esc(panel.title)}${topOf ? ` <span class="muted">(the ${TOP_PROCESSES} of ${topOf} using the most now)</span>` : ""}</h3><div class="chart" data-panel="${panel.id}"></div>`;
       grid.append(div);
       if (error) {
         div.querySelector(".chart").innerHTML = `<p class="error">${esc(error)}</p>`;

@@ -1,7 +1,9 @@
 // The node's events over a window, read back from the history: each rise of an XID, NVML-event or kernel-log
 // counter, each GPU that stopped answering (lost, or stale behind a hung call), each alert that started
-// firing (out-of-memory kills among them). One query per kind; the events are where the series change.
-import { queryRange } from "./api.js";
+// firing (out-of-memory kills among them). Two queries (the counters and GPU states by their names, and the
+// alerts), through the view's RangeCache: a refresh asks only for the steps since the last one, and for the
+// newest readings (the live point), so a fault shows at the next refresh whatever the step.
+const COUNTERS_AND_STATES = ["gpu_xid_errors_total", "gpu_events_total", "gpuwatch_kernel_log_events_total", "gpu_up", "gpu_stale"];
 
 const KERNEL_KINDS = {
   driver_loaded: "NVIDIA driver loaded",
@@ -26,15 +28,13 @@ function rises(series, start, step, each) {
   }
 }
 
-export async function loadEvents(start, end, step) {
-  const [xids, nvml, kernel, up, stale, alerts] = await Promise.all([
-    queryRange("gpu_xid_errors_total", start, end, step),
-    queryRange("gpu_events_total", start, end, step),
-    queryRange("gpuwatch_kernel_log_events_total", start, end, step),
-    queryRange("gpu_up", start, end, step),
-    queryRange("gpu_stale", start, end, step),
-    queryRange('ALERTS{alertstate="firing"}', start, end, step),
+export async function loadEvents(cache, start, end, step) {
+  const [series, alerts] = await Promise.all([
+    cache.query(`{__name__=~"${COUNTERS_AND_STATES.join("|")}"}`, start, end, step, { live: true }),
+    cache.query('ALERTS{alertstate="firing"}', start, end, step, { live: true }),
   ]);
+  const named = (name) => series.filter((s) => s.metric.__name__ === name);
+  const [xids, nvml, kernel, up, stale] = COUNTERS_AND_STATES.map(named);
   const events = [];
   const add = (t, gpu, what, severity = "warning") => events.push({ t, gpu, what, severity });
   rises(xids, start, step, (m, t, n) => add(t, m.gpu, `XID ${m.xid}${n > 1 ? ` ×${n}` : ""}`, "critical"));

@@ -1,10 +1,14 @@
 // On-call: is anything broken now, and what happened. A row per GPU (health, the last hour's utilization),
 // the alerts firing and pending with their runbooks, the node's events on a timeline, the silences.
-import { api, queryRange } from "./api.js";
+import { api } from "./api.js";
 import { sparkline } from "./chart.js";
 import { loadEvents } from "./events.js";
 import { esc, formatAgo, formatTime, formatValue, RANGES } from "./format.js";
 import { stepFor, timeWindow } from "./url_state.js";
+import { RangeCache } from "./range_cache.js";
+
+// The sparklines' and the events' history answered on earlier refreshes: a refresh asks for the tail.
+const cache = new RangeCache();
 
 const metric = (device, name, labels = {}) => {
   const samples = device.metrics[name] ?? [];
@@ -62,8 +66,8 @@ export const oncallView = {
     const history = ctx.historyOff
       ? Promise.resolve([[], []])
       : Promise.all([
-          queryRange("gpu_utilization_ratio", now - 3600, now, stepFor(now - 3600, now, 120, ctx.interval)),
-          loadEvents(start, end, step),
+          cache.query("gpu_utilization_ratio", now - 3600, now, stepFor(now - 3600, now, 120, ctx.interval), { live: true }),
+          loadEvents(cache, start, end, step),
         ]).catch((e) => [[], [], e.message]); // the history failing costs only the plots and the events
     const [gpus, alerts, silences, [util, events, historyError]] = await Promise.all([
       api("/api/v1/gpus"),

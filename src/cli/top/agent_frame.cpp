@@ -72,6 +72,10 @@ ProcessSample read_process(const json& p, std::map<unsigned, procfs::Workload>& 
   out.uid = optional_number<unsigned>(p, "uid");
   out.user = text(p, "user");
   out.command = text(p, "command");
+  out.namespace_name = text(p, "namespace");
+  out.pod = text(p, "pod");
+  out.container = text(p, "container");
+  out.slurm_job = text(p, "slurm_job");
   procfs::Workload w{text(p, "container_id"), text(p, "pod_uid"), text(p, "slurm_job"), ""};
   if (!w.empty()) workloads[out.pid] = std::move(w);
   return out;

@@ -18,6 +18,7 @@ namespace gpuwatch::top {
 struct AgentSource::Shared {
   std::string origin, path;
   std::chrono::milliseconds interval;
+  std::shared_ptr<const Wakeup> wakeup;
   std::mutex mutex;
   std::condition_variable_any wake;
   FramePtr frame;  // guarded by mutex
@@ -104,6 +105,7 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
     {
       std::unique_lock lock(shared.mutex);
       shared.frame = fresh ? fresh : with_problem(shared.frame, shared.origin + base, problem);
+      shared.wakeup->notify();
       shared.wake.wait_until(lock, stop, next, [] { return false; });
     }
   }
@@ -111,8 +113,10 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
 
 }  // namespace
 
-AgentSource::AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval)
+AgentSource::AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval,
+                         std::shared_ptr<const Wakeup> wakeup)
     : shared_(std::make_shared<Shared>()) {
+  shared_->wakeup = std::move(wakeup);
   shared_->origin = std::move(origin);
   shared_->path = std::move(path);
   shared_->interval = interval;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/top/frame.h"
+#include "cli/top/wakeup.h"
 #include "collector/abandonable_worker.h"
 
 namespace gpuwatch::top {
@@ -15,7 +16,9 @@ namespace gpuwatch::top {
 class AgentSource : public FrameSource {
  public:
   // `url` is checked by the caller (alerting::split_url): origin "http://host:port", path prefix "" or "/x".
-  AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval);
+  // `wakeup` is notified with each frame, from the polling thread.
+  AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval,
+              std::shared_ptr<const Wakeup> wakeup);
   FramePtr latest() override;
 
   struct Shared;  // what the polling thread and the source share (agent_source.cpp)

@@ -15,13 +15,15 @@ std::string condition_key(const Condition& c) {
 
 }  // namespace
 
-LocalSource::LocalSource(const CollectorOptions& options, const detect::DetectionOptions& detection)
+LocalSource::LocalSource(const CollectorOptions& options, const detect::DetectionOptions& detection,
+                         std::shared_ptr<const Wakeup> wakeup)
     : collector_(std::make_shared<Collector>(options)),
       settings_(detection.settings),
       detection_(detection),
       interval_(options.effective_interval()),
       origin_("NVML " +
               (options.nvml_library.empty() ? std::string("libnvidia-ml.so.1") : options.nvml_library)) {
+  collector_->set_snapshot_callback([wakeup = std::move(wakeup)](const SnapshotPtr&) { wakeup->notify(); });
   // The job owns the collector with this source: an abandoned run (stuck in the driver) outlives neither.
   worker_ = std::make_unique<AbandonableWorker>(
       [collector = collector_](const std::stop_token& stop) { collector->run(stop); });

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/top/frame.h"
+#include "cli/top/wakeup.h"
 #include "collector/abandonable_worker.h"
 #include "collector/collector.h"
 #include "detect/detection.h"
@@ -18,7 +19,9 @@ namespace gpuwatch::top {
 
 class LocalSource : public FrameSource {
  public:
-  LocalSource(const CollectorOptions& options, const detect::DetectionOptions& detection);
+  // `wakeup` is notified with each snapshot the collector publishes.
+  LocalSource(const CollectorOptions& options, const detect::DetectionOptions& detection,
+              std::shared_ptr<const Wakeup> wakeup);
   FramePtr latest() override;
 
  private:

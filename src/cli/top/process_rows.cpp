@@ -57,10 +57,15 @@ std::string device_label(const Snapshot& snapshot, const DeviceSnapshot& device)
          std::to_string(id.compute_instance_id);
 }
 
-std::string workload_text(const procfs::Workload& w) {
-  if (!w.pod_uid.empty()) return "pod " + w.pod_uid;
-  if (!w.slurm_job.empty()) return "job " + w.slurm_job;
-  if (!w.container_id.empty()) return "ctr " + w.container_id;
+// The name people know a workload by: the kubelet's namespace/pod, the Slurm job; else what the cgroup says
+// (a pod's UID when no kubelet named it, another runtime's container).
+std::string workload_text(const ProcessSample& p, const procfs::Workload* w) {
+  if (!p.pod.empty()) return "pod " + (p.namespace_name.empty() ? p.pod : p.namespace_name + "/" + p.pod);
+  if (!p.slurm_job.empty()) return "job " + p.slurm_job;
+  if (!w) return "";
+  if (!w->pod_uid.empty()) return "pod " + w->pod_uid;
+  if (!w->slurm_job.empty()) return "job " + w->slurm_job;
+  if (!w->container_id.empty()) return "ctr " + w->container_id;
   return "";
 }
 
@@ -77,8 +82,8 @@ std::vector<ProcessRow> process_rows(const TopFrame& frame, const ViewState& vie
       row.type = p.type;
       row.memory_bytes = p.used_memory_bytes;
       row.sm = p.sm_utilization;
-      if (const auto w = frame.workloads.find(p.pid); w != frame.workloads.end())
-        row.workload = workload_text(w->second);
+      const auto w = frame.workloads.find(p.pid);
+      row.workload = workload_text(p, w == frame.workloads.end() ? nullptr : &w->second);
       row.command = !p.command.empty() ? p.command : (p.name.empty() ? "?" : p.name);
       if (matches(row, view.filter)) rows.push_back(std::move(row));
     }

@@ -14,6 +14,7 @@ enum class Style { kNormal, kTitle, kHeader, kGood, kWarning, kBad, kDim, kBar, 
 struct Span {
   std::string text;  // UTF-8; every character one column wide
   Style style = Style::kNormal;
+  bool operator==(const Span&) const = default;
 };
 
 using ScreenLine = std::vector<Span>;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <clocale>
 #include <cstdio>
 #include <cstdlib>
@@ -65,20 +66,34 @@ ScreenSize Terminal::size() const {
 }
 
 void Terminal::paint(const Screen& screen) {
-  erase();
   const ScreenSize s = size();
-  for (int row = 0; row < static_cast<int>(screen.lines.size()) && row < s.rows; ++row) {
-    move(row, 0);
-    for (const Span& span : screen.lines[static_cast<std::size_t>(row)]) {
-      const auto i = static_cast<std::size_t>(span.style);
-      attr_t attributes = kLooks[i].attributes;
-      if (colour_) attributes |= COLOR_PAIR(static_cast<short>(i + 1));
-      attron(attributes);
-      addstr(span.text.c_str());
-      attroff(attributes);
-    }
+  if (s.rows != painted_size_.rows || s.cols != painted_size_.cols) {
+    erase();  // a new size: ncurses redraws it all, and nothing painted before is known to be there
+    painted_.lines.clear();
+    painted_size_ = s;
   }
+  const auto rows = static_cast<std::size_t>(std::max(s.rows, 0));
+  const std::size_t drawn = std::min(screen.lines.size(), rows);
+  for (std::size_t row = 0; row < std::max(drawn, std::min(painted_.lines.size(), rows)); ++row) {
+    const bool had = row < painted_.lines.size();
+    if (row < drawn && had && screen.lines[row] == painted_.lines[row]) continue;
+    move(static_cast<int>(row), 0);
+    clrtoeol();
+    if (row < drawn) paint_line(screen.lines[row]);
+  }
+  painted_.lines.assign(screen.lines.begin(), screen.lines.begin() + static_cast<std::ptrdiff_t>(drawn));
   refresh();
+}
+
+void Terminal::paint_line(const ScreenLine& line) {
+  for (const Span& span : line) {
+    const auto i = static_cast<std::size_t>(span.style);
+    attr_t attributes = kLooks[i].attributes;
+    if (colour_) attributes |= COLOR_PAIR(static_cast<short>(i + 1));
+    attron(attributes);
+    addstr(span.text.c_str());
+    attroff(attributes);
+  }
 }
 
 int Terminal::read_key(std::chrono::milliseconds wait) {

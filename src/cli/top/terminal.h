@@ -30,8 +30,14 @@ class Terminal {
   struct ScreenDeleter {
     void operator()(SCREEN* s) const { delscreen(s); }
   };
+  void paint_line(const ScreenLine& line);
+
   std::unique_ptr<SCREEN, ScreenDeleter> screen_;
   bool colour_ = false;
+  // What is on the terminal, to rewrite only the lines that changed: most of a screen is the same from one
+  // reading to the next, and handing ncurses every cell again costs more than the rest of a refresh.
+  Screen painted_;
+  ScreenSize painted_size_{0, 0};
 };
 
 }  // namespace gpuwatch::top
