@@ -38,7 +38,7 @@ if [ "${1:-all}" != "build" ]; then
     # the web dashboards' browser tests (driven by playwright-core from web/node_modules)
     chromium
     # benchmarks
-    libbenchmark-dev prometheus-node-exporter victoria-metrics wrk hyperfine linux-perf valgrind python3
+    libbenchmark-dev prometheus-node-exporter wrk hyperfine linux-perf valgrind python3
     # style
     clang-format
   )
@@ -48,6 +48,11 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Debian's nodejs may come without npm (another vendor's nodejs bundles it): then Debian's npm package, in the same
+# apt call (one `apt-get update` on a fresh machine, not two).
+if [ "${1:-all}" != "build" ] && ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -64,13 +69,9 @@ if [ ${#missing[@]} -ne 0 ]; then
   done
 fi
 
-# The npm packages the install tests validate the Kubernetes manifests with, as the lock file pins them. Debian's
-# nodejs may come without npm (another vendor's nodejs bundles it): then Debian's npm package.
+# The npm packages the install tests validate the Kubernetes manifests with, and the web dashboards' bundler and
+# browser driver, as the lock files pin them.
 if [ "${1:-all}" != "build" ]; then
-  if ! command -v npm >/dev/null 2>&1; then
-    $SUDO apt-get update -qq
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
-  fi
   for dir in tests/install web; do
     lock=$dir/package-lock.json
     stamp=$dir/node_modules/.package-lock.json
