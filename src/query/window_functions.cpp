@@ -44,12 +44,14 @@ bool has_reset(Points p) {
 // Prometheus's extrapolatedRate: the change over the window, counter resets added back for counters,
 // extrapolated to the window's edges when the first/last points are near them (within 1.1 average
 // intervals), else by half an interval; never extrapolated below zero for counters.
-std::optional<double> extrapolated(Points p, const Window& w, bool counter, bool per_second) {
+// `may_reset` false: the caller knows the window holds no counter reset (SlidingResets).
+std::optional<double> extrapolated(Points p, const Window& w, bool counter, bool per_second,
+                                   bool may_reset = true) {
   if (p.size() < 2) return std::nullopt;
   double result = p.back().value - p.front().value;
   // Resets are rare: a pass that only looks for one (no loop-carried sum, so it vectorises) lets the
   // usual window skip the ordered sum, whose additions must stay in Prometheus's order to match it.
-  if (counter && has_reset(p)) {
+  if (counter && may_reset && has_reset(p)) {
     double last = 0;
     for (const auto& s : p) {
       if (s.value < last) result += last;
@@ -129,8 +131,14 @@ double variance(Points p) {
 std::optional<double> rate(Points p, const Window& w) {
   return extrapolated(p, w, true, true);
 }
+std::optional<double> rate_without_resets(Points p, const Window& w) {
+  return extrapolated(p, w, true, true, false);
+}
 std::optional<double> increase(Points p, const Window& w) {
   return extrapolated(p, w, true, false);
+}
+std::optional<double> increase_without_resets(Points p, const Window& w) {
+  return extrapolated(p, w, true, false, false);
 }
 std::optional<double> delta(Points p, const Window& w) {
   return extrapolated(p, w, false, false);
