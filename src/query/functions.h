@@ -53,13 +53,14 @@ struct FunctionDef {
   FunctionKind kind = FunctionKind::kElement;
   WindowFn window = nullptr;
   ElementFn element = nullptr;
-  int matrix_arg = 0;                 // kWindow: which argument is the range vector
-  bool keeps_name = false;            // last_over_time keeps __name__, like offset
-  int extreme = 0;                    // +1 max_over_time, -1 min_over_time: evaluated with a sliding window
-  WindowFn without_resets = nullptr;  // rate, increase: `window` for a window with no counter reset
-  bool descending = false;            // sort_desc
-  double default_param = 0;           // kElement: the first scalar when left out (round's 1)
-  bool checks_params = false;         // kElement: clamp gives nothing where max < min
+  int matrix_arg = 0;          // kWindow: which argument is the range vector
+  bool keeps_name = false;     // last_over_time keeps __name__, like offset
+  int extreme = 0;             // +1 max_over_time, -1 min_over_time: evaluated with a sliding window
+  bool descending = false;     // sort_desc
+  double default_param = 0;    // kElement: the first scalar when left out (round's 1)
+  bool checks_params = false;  // kElement: clamp gives nothing where max < min
+  // rate, increase: `window` for a window known to hold no counter reset (query/sliding_resets.h).
+  WindowFn without_resets = nullptr;
 
   int min_args() const;
   int max_args() const;  // -1: no limit
