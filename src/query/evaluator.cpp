@@ -19,6 +19,7 @@
 #include "query/query_budget.h"
 #include "query/query_error.h"
 #include "query/sliding_extreme.h"
+#include "query/sliding_resets.h"
 
 namespace gpuwatch::query {
 namespace {
@@ -308,6 +309,7 @@ class Evaluator {
     std::size_t current = 0;
     bool any = false;
     SlidingExtreme sliding(f.extreme > 0);
+    SlidingResets resets;
     const auto finish = [&] {
       if (current != 0 && !any) {
         v.vector.pop_back();
@@ -316,7 +318,10 @@ class Evaluator {
     };
     over_windows(matrix, [&](std::size_t series, const store::Labels& labels, std::size_t k,
                              std::span<const store::Point> pts, std::int64_t start, std::int64_t end) {
-      if (k == 0) sliding.reset();  // a new series, or the same one walked again without stale markers
+      if (k == 0) {  // a new series, or the same one walked again without stale markers
+        sliding.reset();
+        resets.reset();
+      }
       if (series != current) {
         finish();
         v.vector.push_back(empty_series(labels));
@@ -327,7 +332,8 @@ class Evaluator {
       }
       if (pts.empty()) return;
       const Window w{start, end, steps_.at(k), range_s, params[0][k], params[1][k]};
-      if (const auto r = f.extreme != 0 ? sliding.next(pts) : f.window(pts, w)) {
+      const WindowFn fn = f.without_resets != nullptr && !resets.any(pts) ? f.without_resets : f.window;
+      if (const auto r = f.extreme != 0 ? sliding.next(pts) : fn(pts, w)) {
         v.vector.back().values[k] = *r;
         v.vector.back().present[k] = 1;
         any = true;

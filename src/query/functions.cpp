@@ -31,6 +31,13 @@ FunctionDef extreme_fn(std::string_view name, WindowFn fn, int extreme) {
   return d;
 }
 // A window function with scalar parameters before (quantile_over_time) or after the range.
+// rate and increase: windows without a counter reset (SlidingResets) skip the walk that adds them back.
+FunctionDef counter_fn(std::string_view name, WindowFn fn, WindowFn without_resets) {
+  FunctionDef d = window_fn(name, fn);
+  d.without_resets = without_resets;
+  return d;
+}
+
 FunctionDef window_fn_params(std::string_view name, WindowFn fn, std::vector<ValueType> types) {
   FunctionDef d = window_fn(name, fn);
   d.arg_types = std::move(types);
@@ -84,8 +91,8 @@ double sgn(double v, double, double) {
 
 const std::vector<FunctionDef>& table() {
   static const std::vector<FunctionDef> kTable = {
-      window_fn("rate", window::rate),
-      window_fn("increase", window::increase),
+      counter_fn("rate", window::rate, window::rate_without_resets),
+      counter_fn("increase", window::increase, window::increase_without_resets),
       window_fn("delta", window::delta),
       window_fn("irate", window::irate),
       window_fn("idelta", window::idelta),

@@ -59,6 +59,8 @@ struct FunctionDef {
   bool descending = false;     // sort_desc
   double default_param = 0;    // kElement: the first scalar when left out (round's 1)
   bool checks_params = false;  // kElement: clamp gives nothing where max < min
+  // rate, increase: `window` for a window known to hold no counter reset (query/sliding_resets.h).
+  WindowFn without_resets = nullptr;
 
   int min_args() const;
   int max_args() const;  // -1: no limit

@@ -33,13 +33,25 @@ void kahan_add(double inc, double& sum, double& c) {
   sum = t;
 }
 
+// Whether a value is below the one before it (a counter reset); the first value counts when negative,
+// as the ordered sum below compares it with 0.
+bool has_reset(Points p) {
+  bool reset = p.front().value < 0;
+  for (std::size_t i = 1; i < p.size(); ++i) reset |= p[i].value < p[i - 1].value;
+  return reset;
+}
+
 // Prometheus's extrapolatedRate: the change over the window, counter resets added back for counters,
 // extrapolated to the window's edges when the first/last points are near them (within 1.1 average
 // intervals), else by half an interval; never extrapolated below zero for counters.
-std::optional<double> extrapolated(Points p, const Window& w, bool counter, bool per_second) {
+// `may_reset` false: the caller knows the window holds no counter reset (SlidingResets).
+std::optional<double> extrapolated(Points p, const Window& w, bool counter, bool per_second,
+                                   bool may_reset = true) {
   if (p.size() < 2) return std::nullopt;
   double result = p.back().value - p.front().value;
-  if (counter) {
+  // Resets are rare: a pass that only looks for one (no loop-carried sum, so it vectorises) lets the
+  // usual window skip the ordered sum, whose additions must stay in Prometheus's order to match it.
+  if (counter && may_reset && has_reset(p)) {
     double last = 0;
     for (const auto& s : p) {
       if (s.value < last) result += last;
@@ -119,8 +131,14 @@ double variance(Points p) {
 std::optional<double> rate(Points p, const Window& w) {
   return extrapolated(p, w, true, true);
 }
+std::optional<double> rate_without_resets(Points p, const Window& w) {
+  return extrapolated(p, w, true, true, false);
+}
 std::optional<double> increase(Points p, const Window& w) {
   return extrapolated(p, w, true, false);
+}
+std::optional<double> increase_without_resets(Points p, const Window& w) {
+  return extrapolated(p, w, true, false, false);
 }
 std::optional<double> delta(Points p, const Window& w) {
   return extrapolated(p, w, false, false);

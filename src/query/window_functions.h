@@ -9,6 +9,9 @@ namespace gpuwatch::query::window {
 
 std::optional<double> rate(std::span<const store::Point> p, const Window& w);
 std::optional<double> increase(std::span<const store::Point> p, const Window& w);
+// rate and increase of a window known to hold no counter reset (FunctionDef::without_resets).
+std::optional<double> rate_without_resets(std::span<const store::Point> p, const Window& w);
+std::optional<double> increase_without_resets(std::span<const store::Point> p, const Window& w);
 std::optional<double> delta(std::span<const store::Point> p, const Window& w);
 std::optional<double> irate(std::span<const store::Point> p, const Window& w);
 std::optional<double> idelta(std::span<const store::Point> p, const Window& w);

@@ -100,13 +100,15 @@ class RangeDecoder {
   std::uint64_t direct(int n) {
     std::uint64_t v = 0;
     for (int i = 0; i < n; ++i) {
+      // Direct bits are the noise's low bits, coin tosses to a branch predictor, so they are decoded
+      // branch-free (LZMA's way: code_ < 2 * range_ after the halving, so code_ - range_ wraps, top bit
+      // set, exactly when the bit is 0). Adaptive bits keep their branch: they are mostly predictable, and
+      // decoding them branch-free too was slower (codec_bench, docs/benchmarks.md).
       range_ >>= 1;
-      unsigned b = 0;
-      if (code_ >= range_) {
-        code_ -= range_;
-        b = 1;
-      }
-      v = (v << 1) | b;
+      code_ -= range_;
+      const std::uint32_t zero = 0u - (code_ >> 31);
+      code_ += range_ & zero;
+      v = (v << 1) + (zero + 1);
       normalize();
     }
     return v;
