@@ -4,6 +4,9 @@
 // startsAt, nothing resolved and fired again (its webhook receiver records every notification), and the XID
 // alert must resolve when its holding time, counted from the original XID, ends.
 //
+// The link alert's `for` (25 s) is longer than what Alertmanager keeps an alert without news (20 s): an agent
+// that sent it back to pending would let it end there and fire again with a new start.
+//
 // The agent starts in lockstep with the scenario's epoch kReplayed s in the past (both faults begin in that
 // past), and is restarted scaled at 1x from the same epoch, so scenario time goes on where it stopped.
 #include <gtest/gtest.h>
@@ -30,9 +33,9 @@ using std::chrono::seconds;
 
 const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
 const std::string kScenario = std::string(GPUWATCH_SOURCE_DIR) + "/tests/alerting/restart-faults-2xh100.yaml";
-constexpr std::time_t kReplayed = 30;  // scenario seconds behind the clock at the start
+constexpr std::time_t kReplayed = 60;  // scenario seconds behind the clock at the start
 constexpr std::time_t kXidAt = 10;     // the scenario's XID
-constexpr std::time_t kHold = 75;      // --detect.xid.hold: the XID alert ends at epoch + 85 s
+constexpr std::time_t kHold = 110;     // --detect.xid.hold: the XID alert ends at epoch + 120 s
 const std::set<std::string> kWatched{"GpuXidCritical", "GpuPcieLinkDegraded"};
 
 struct TempDir {
