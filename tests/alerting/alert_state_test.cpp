@@ -51,6 +51,13 @@ AlertingOptions options(const std::string& data_dir) {
   return o;
 }
 
+// One run of the agent's alerting on the data dir: an evaluation with `held` at each of `times`, then killed
+// (nothing is saved at shutdown: what is on disk is what each change wrote).
+void run_then_kill(const TempDir& dir, const std::vector<Condition>& held, std::vector<std::int64_t> times) {
+  AlertingService service(options(dir.path.string()), [] { return kT0; });
+  for (const std::int64_t t : times) service.evaluate(held, t);
+}
+
 const Alert* find(const std::vector<Alert>& alerts, const std::string& name) {
   for (const Alert& a : alerts)
     if (a.alertname() == name) return &a;
@@ -131,12 +138,7 @@ TEST(AlertStateFile, ATornOrCorruptFileIsAClearErrorAndNoState) {
 // its start, and resolves when the hour from the original event ends.
 TEST(AlertStateRestart, AnEventAlertHoldsItsOriginalHour) {
   TempDir dir;
-  {
-    AlertingService service(options(dir.path.string()), [] { return kT0; });
-    const std::vector<Condition> held{xid(kT0)};
-    service.evaluate(held, kT0);
-    service.evaluate(held, kT0 + 10'000);
-  }  // killed: nothing is saved at shutdown, what is on disk is what each change wrote
+  run_then_kill(dir, {xid(kT0)}, {kT0, kT0 + 10'000});
   AlertingService again(options(dir.path.string()), [] { return kT0; });
   again.evaluate({}, kT0 + 20 * 60'000);  // 20 minutes later: longer than the grace, shorter than the hold
   const Alert* a = find(again.alerts(), "GpuXidCritical");
@@ -158,11 +160,7 @@ TEST(AlertStateRestart, AnEventAlertHoldsItsOriginalHour) {
 TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
   TempDir dir;
   const std::vector<Condition> held{link_degraded()};
-  {
-    AlertingService service(options(dir.path.string()), [] { return kT0; });
-    service.evaluate(held, kT0);
-    service.evaluate(held, kT0 + 30'000);
-  }
+  run_then_kill(dir, held, {kT0, kT0 + 30'000});
   {
     AlertingService again(options(dir.path.string()), [] { return kT0; });
     again.evaluate(held, kT0 + 50'000);
@@ -189,11 +187,7 @@ TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
 TEST(AlertStateRestart, ATooOldStateIsIgnored) {
   TempDir dir;
   const std::vector<Condition> held{link_degraded()};
-  {
-    AlertingService service(options(dir.path.string()), [] { return kT0; });
-    service.evaluate(held, kT0);
-    service.evaluate(held, kT0 + 70'000);
-  }
+  run_then_kill(dir, held, {kT0, kT0 + 70'000});
   AlertingService again(options(dir.path.string()), [] { return kT0; });
   const std::int64_t later = kT0 + 70'000 + 11 * 60'000;  // past the 10-minute grace
   again.evaluate(held, later);
