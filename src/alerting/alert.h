@@ -25,6 +25,7 @@ struct Alert {
   std::int64_t fired_at_ms = 0;     // when it fired; 0 while pending
   std::int64_t resolved_at_ms = 0;  // when its condition stopped holding; 0 unless resolved
   std::int64_t last_held_ms = 0;    // the last evaluation at which the condition held
+  std::int64_t held_until_ms = 0;   // an event alert stays active until then unreported; 0 = while reported
   std::chrono::milliseconds for_duration{0};
 
   const std::string& alertname() const;

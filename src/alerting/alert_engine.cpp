@@ -45,6 +45,7 @@ Alert AlertEngine::make_alert(const Condition& c, LabelSet labels, std::int64_t 
   std::erase_if(a.annotations, [](const auto& kv) { return kv.second.empty(); });
   a.active_at_ms = now_ms;
   a.for_duration = c.for_duration;
+  a.held_until_ms = c.holds_until_ms;
   return a;
 }
 
@@ -68,6 +69,7 @@ std::vector<Alert> AlertEngine::evaluate(std::span<const Condition> conditions, 
     }
     Alert& a = it->second;
     a.last_held_ms = now_ms;
+    a.held_until_ms = c.holds_until_ms;
     if (a.state == AlertState::kPending && now_ms - a.active_at_ms >= a.for_duration.count()) {
       a.state = AlertState::kFiring;
       a.fired_at_ms = now_ms;
@@ -77,6 +79,10 @@ std::vector<Alert> AlertEngine::evaluate(std::span<const Condition> conditions, 
   for (auto it = alerts_.begin(); it != alerts_.end();) {
     Alert& a = it->second;
     if (held.count(it->first) == 0) {
+      if (a.active() && now_ms <= a.held_until_ms) {
+        ++it;  // an event alert in its holding time (restored after a restart that forgot the event)
+        continue;
+      }
       if (a.state == AlertState::kPending) {
         it = alerts_.erase(it);  // never fired: back to inactive, nothing to announce
         continue;
@@ -95,6 +101,20 @@ std::vector<Alert> AlertEngine::evaluate(std::span<const Condition> conditions, 
   std::sort(changed.begin(), changed.end(),
             [](const Alert& x, const Alert& y) { return x.fingerprint < y.fingerprint; });
   return changed;
+}
+
+std::size_t AlertEngine::restore(std::span<const Alert> saved, std::int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  std::size_t kept = 0;
+  for (const Alert& a : saved) {
+    const bool young =
+        a.active() ? (now_ms <= a.held_until_ms || now_ms - a.last_held_ms <= options_.restore_grace.count())
+                   : now_ms - a.resolved_at_ms < options_.resolved_retention.count();
+    if (!young || a.fingerprint != fingerprint(a.labels)) continue;
+    alerts_.insert_or_assign(a.fingerprint, a);
+    ++kept;
+  }
+  return kept;
 }
 
 std::vector<Alert> AlertEngine::alerts() const {

@@ -25,6 +25,10 @@ struct AlertEngineOptions {
   std::string runbook_url_prefix;  // runbook_url annotation = prefix + alertname; "" leaves it out
   // How long a resolved alert is kept (and listed, and re-sent) after it resolved; Prometheus keeps 15 min.
   std::chrono::milliseconds resolved_retention{std::chrono::minutes(15)};
+  // How long an alert whose condition was last seen holding survives an agent outage (a restart): restored
+  // alerts younger than this keep their start, as Prometheus's --rules.alert.for-grace-period (10 min).
+  // An event alert (held_until_ms) is restored until its holding time ends, whatever the outage.
+  std::chrono::milliseconds restore_grace{std::chrono::minutes(10)};
 };
 
 class AlertEngine {
@@ -38,6 +42,11 @@ class AlertEngine {
 
   // Every pending, firing and retained resolved alert, in fingerprint order. Thread-safe.
   std::vector<Alert> alerts() const;
+
+  // Takes back the alerts a previous run saved (alert_state_file.h), before the first evaluation: those still
+  // worth keeping at now_ms (see restore_grace; resolved ones within resolved_retention) replace any the
+  // engine holds with the same fingerprint. Returns how many were kept.
+  std::size_t restore(std::span<const Alert> saved, std::int64_t now_ms);
 
   // The label set the engine gives an alert for this condition (what its fingerprint is computed from).
   LabelSet labels_for(const Condition& c) const;

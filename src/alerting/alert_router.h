@@ -33,6 +33,13 @@ class AlertRouter {
   // all: every alert after the evaluation; changed: those that fired or resolved at it.
   void route(std::span<const Alert> all, std::span<const Alert> changed, std::int64_t now_ms);
 
+  // Which alerts the webhook was last told about (fingerprint -> firing or resolved), saved with the alerts
+  // so that an agent started again does not announce an alert's firing twice; restore() takes them back.
+  std::map<std::uint64_t, AlertState> webhook_notified() const { return notified_; }
+  void restore_webhook_notified(std::map<std::uint64_t, AlertState> notified) {
+    notified_ = std::move(notified);
+  }
+
   // Whether standalone routing mutes this alert now (never with Alertmanager configured).
   bool muted(const Alert& a, std::span<const Alert> all, std::int64_t now_ms) const;
 

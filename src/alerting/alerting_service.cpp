@@ -71,6 +71,43 @@ AlertingService::AlertingService(AlertingOptions options, std::function<std::int
   RouterOptions router{options_.resend_interval,
                        options_.external_url.empty() ? "" : options_.external_url + "/api/v1/alerts"};
   router_ = std::make_unique<AlertRouter>(router, am, hook, silences_);
+  if (!options_.data_dir.empty()) {
+    state_path_ = options_.data_dir + "/alerts.json";
+    std::string error;
+    to_restore_ = read_alert_state(state_path_, error);
+    if (!error.empty()) spdlog::error("alerts: starting without the alerts of the previous run: {}", error);
+  }
+}
+
+void AlertingService::restore_saved_alerts(std::int64_t now_ms) {
+  if (!to_restore_ || to_restore_->alerts.empty()) return;
+  const std::size_t kept = engine_.restore(to_restore_->alerts, now_ms);
+  std::map<std::uint64_t, AlertState> notified;
+  for (const Alert& a : engine_.alerts()) {
+    if (const auto it = to_restore_->webhook_notified.find(a.fingerprint);
+        it != to_restore_->webhook_notified.end())
+      notified.insert(*it);
+  }
+  router_->restore_webhook_notified(std::move(notified));
+  spdlog::info("alerts: took back {} of the {} alerts saved at {} ms ({} ms ago)", kept,
+               to_restore_->alerts.size(), to_restore_->saved_at_ms, now_ms - to_restore_->saved_at_ms);
+}
+
+void AlertingService::save_alerts(std::int64_t now_ms) {
+  if (state_path_.empty()) return;
+  SavedAlerts state{engine_.alerts(), router_->webhook_notified(), now_ms};
+  std::string key = lifecycle_key(state);
+  // Unchanged lifecycles are saved again now and then, so that the time each alert was last seen holding
+  // (what restore_grace is counted from) is at most this old in the file.
+  constexpr std::int64_t kRefreshMs = 60'000;
+  if (key == saved_key_ && (state.alerts.empty() || now_ms - saved_at_ms_ < kRefreshMs)) return;
+  if (auto error = write_file_durably(state_path_, alert_state_json(state)); !error.empty()) {
+    // Costs only the restart's memory of the alerts; the next change tries again.
+    spdlog::error("alerts: cannot save the alerts' state: {}", error);
+    return;
+  }
+  saved_key_ = std::move(key);
+  saved_at_ms_ = now_ms;
 }
 
 AlertingService::~AlertingService() = default;
@@ -84,8 +121,13 @@ bool AlertingService::silenced(const LabelSet& labels, std::int64_t now_ms) cons
 
 void AlertingService::evaluate(std::span<const Condition> conditions, std::int64_t now_ms) {
   const auto start = std::chrono::steady_clock::now();
+  if (to_restore_) {
+    restore_saved_alerts(now_ms);
+    to_restore_.reset();
+  }
   const auto changed = engine_.evaluate(conditions, now_ms);
   router_->route(engine_.alerts(), changed, now_ms);
+  save_alerts(now_ms);
   std::lock_guard lock(evaluated_mu_);
   last_evaluation_ms_ = now_ms;
   evaluation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -16,6 +16,7 @@
 #include "alerting/alert_engine.h"
 #include "alerting/alert_metrics.h"
 #include "alerting/alert_router.h"
+#include "alerting/alert_state_file.h"
 #include "alerting/delivery_worker.h"
 #include "alerting/rules_api.h"
 #include "alerting/silences.h"
@@ -29,7 +30,7 @@ struct AlertingOptions {
   std::string alertmanager_url;  // "" = standalone routing
   std::string webhook_url;       // "" = none
   std::string tls_ca_file;       // the CA of https:// Alertmanager and webhook URLs; "" = the system's
-  std::string data_dir;          // "" = queue and silences in memory only (lost on restart)
+  std::string data_dir;          // "" = queue, silences and alert state in memory only (lost on restart)
   std::string api_token;         // bearer token for mutations; "" = mutations disabled
   std::string runbook_dir;   // <alertname>.md files served before the built-in runbooks; "" = built-in only
   std::string external_url;  // how users reach this agent, e.g. http://node7:19400
@@ -52,7 +53,9 @@ class AlertingService {
   AlertingService(const AlertingService&) = delete;
   AlertingService& operator=(const AlertingService&) = delete;
 
-  // One evaluation with every condition that holds at now_ms. Never blocks on a receiver.
+  // One evaluation with every condition that holds at now_ms. Never blocks on a receiver. The first one
+  // takes back the alerts a previous run saved in the data dir (alert_state_file.h); each one that changes
+  // an alert's lifecycle saves them durably.
   void evaluate(std::span<const Condition> conditions, std::int64_t now_ms);
 
   std::vector<Alert> alerts() const { return engine_.alerts(); }
@@ -76,8 +79,15 @@ class AlertingService {
   // The API token's check: a bearer token equal to the configured one.
   std::optional<HttpReply> refuse_without_token(const HttpRequest& req) const;
 
+  void restore_saved_alerts(std::int64_t now_ms);
+  void save_alerts(std::int64_t now_ms);
+
   AlertingOptions options_;
   std::function<std::int64_t()> now_;
+  std::string state_path_;                 // "" = no data dir
+  std::optional<SavedAlerts> to_restore_;  // read at start, taken back at the first evaluation
+  std::string saved_key_;                  // the lifecycle last saved
+  std::int64_t saved_at_ms_ = 0;           // when
   AlertEngine engine_;
   std::shared_ptr<SilenceStore> silences_;
   std::vector<std::unique_ptr<DeliveryWorker>> workers_;

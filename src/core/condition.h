@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -27,6 +28,10 @@ struct Condition {
   std::string description;  // with the measured values, e.g. "temperature 91 C, slowdown at 93 C"
   std::string action;       // what the operator does now
   std::chrono::milliseconds for_duration{0};  // how long the condition must hold before the alert fires
+  // An event's condition (an XID) holds until then even when no detector reports it again: the engine keeps
+  // the alert until this time, also after an agent restart that lost the detector's memory of the event.
+  // 0 = holds only while reported. Milliseconds since the Unix epoch.
+  std::int64_t holds_until_ms = 0;
 };
 
 // The alert engine, which consumes conditions, spells them alerting::...

@@ -128,7 +128,8 @@ class PcieDetector final : public Detector {
                 fmt::format("link gen {:.0f} x{:.0f}, maximum gen {:.0f} x{:.0f}, while {:.0f}% busy", gen,
                             width, max_gen, max_width, util * 100),
                 "reseat the GPU or its riser at the next maintenance; check for PCIe replays and AER errors",
-                s_.downtrain_for};
+                s_.downtrain_for,
+                0};
     out.push_back(std::move(c));
   }
 

@@ -96,8 +96,12 @@ class XidDetector final : public Detector {
   void report(const DeviceSnapshot& d, unsigned code, const CodeState& st, std::int64_t now,
               std::vector<Condition>& out) const {
     std::size_t in_hold = 0, in_repeat = 0;
+    std::int64_t last_in_hold_ms = 0;
     for (const auto& o : st.seen) {
-      if (o.t_ms >= now - s_.hold.count()) ++in_hold;
+      if (o.t_ms >= now - s_.hold.count()) {
+        ++in_hold;
+        last_in_hold_ms = std::max(last_in_hold_ms, o.t_ms);
+      }
       if (o.t_ms >= now - s_.repeat_window.count()) ++in_repeat;
     }
     if (in_hold == 0) return;
@@ -141,6 +145,8 @@ class XidDetector final : public Detector {
         info.meaning, gpu_name(d), d.identity.pci_bus_id, in_hold, s_.hold.count() / 60000, in_repeat,
         s_.repeat_window.count() / 60000, who, last.before_start ? "; logged before gpuwatch started" : "");
     c.action = std::string(info.action);
+    // The alert outlives this detector's memory (an agent restart): it holds `hold` after the last XID.
+    c.holds_until_ms = last_in_hold_ms + s_.hold.count();
     out.push_back(std::move(c));
   }
 

@@ -20,8 +20,11 @@ Condition lost(const std::string& gpu, milliseconds for_duration = milliseconds{
 }
 
 AlertEngine engine() {
-  return AlertEngine(AlertEngineOptions{
-      "node7", {{"service", "training"}}, "http://node7:19400/runbooks/", milliseconds{60'000}});
+  return AlertEngine(AlertEngineOptions{"node7",
+                                        {{"service", "training"}},
+                                        "http://node7:19400/runbooks/",
+                                        milliseconds{60'000},
+                                        milliseconds{600'000}});
 }
 
 TEST(AlertEngine, LabelsAndAnnotations) {

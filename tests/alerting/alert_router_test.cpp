@@ -27,7 +27,7 @@ std::vector<nlohmann::json> drain(DeliveryQueue& q) {
 
 // The engine and router as the agent runs them, one evaluation at a time.
 struct Pipeline {
-  AlertEngine engine{AlertEngineOptions{"node7", {}, "", milliseconds{600'000}}};
+  AlertEngine engine{AlertEngineOptions{"node7", {}, "", milliseconds{600'000}, milliseconds{600'000}}};
   std::shared_ptr<DeliveryQueue> am;
   std::shared_ptr<DeliveryQueue> hook = std::make_shared<DeliveryQueue>("");
   std::shared_ptr<SilenceStore> silences = std::make_shared<SilenceStore>("", std::vector<Silence>{});
