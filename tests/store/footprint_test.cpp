@@ -37,7 +37,6 @@ constexpr std::int64_t kLiveProcesses = 1000;  // two series each: 2,000 process
 constexpr std::int64_t kStartsPerDay = 10'000;
 // A process starts every 8.64 s and runs 2.4 h, so 1,000 run at any time.
 constexpr std::int64_t kStartEveryMs = kDayMs / kStartsPerDay;
-constexpr std::int64_t kLifetimeMs = kLiveProcesses * kStartEveryMs;
 // Snapshots every 20 minutes: the structures grow with series, not samples (the head's samples are bounded by
 // its one-hour window, counted in samples_in_memory), and 1 s ticks would take hours here.
 constexpr std::int64_t kTickMs = 20 * kMinuteMs;
