@@ -112,7 +112,9 @@ std::size_t Head::memory_bytes() const {
 }
 
 bool Head::holds(SeriesId id) const {
-  return series_.contains(id);
+  const auto it = series_.find(id);
+  if (it != series_.end() && !it->second.open.empty()) return true;
+  return std::any_of(pending_.begin(), pending_.end(), [id](const auto& b) { return b->series() == id; });
 }
 
 }  // namespace gpuwatch::store

@@ -52,7 +52,13 @@ class Head {
   std::uint64_t oldest_needed_segment() const;
   std::size_t samples_in_memory() const;
   std::size_t memory_bytes() const;
+  // True while samples of the series are only in memory (an open or pending block): retention must not
+  // drop such a series, though it has no committed block yet.
   bool holds(SeriesId id) const;
+  // Drops what the head keeps of a series retention removed (its newest timestamp): without it every series
+  // ever appended would keep a state here, and its label set in the index, for the life of the process.
+  void forget(SeriesId id) { series_.erase(id); }
+  std::size_t series_count() const { return series_.size(); }
 
  private:
   struct State {

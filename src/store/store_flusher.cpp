@@ -153,6 +153,8 @@ void Store::apply_retention() {
     std::lock_guard lock(mu_);
     for (auto id : orphans) {
       index_.remove(id);
+      head_.forget(id);
+      defined_in_segment_.erase(id);
       persisted_.erase(id);
     }
   } catch (const StoreError& e) {

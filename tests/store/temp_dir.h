@@ -11,9 +11,10 @@ namespace gpuwatch::store::test {
 
 class TempDir {
  public:
-  TempDir() {
+  // `base`: /dev/shm for a test that measures memory or CPU, not the disk's syncs.
+  explicit TempDir(const std::string& base = "/tmp") {
     static std::atomic<int> counter{0};
-    path_ = "/tmp/gpuwatch-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    path_ = base + "/gpuwatch-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
