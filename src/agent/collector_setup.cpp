@@ -46,7 +46,7 @@ CollectorOptions collector_options(const AgentOptions& o, const SnapshotPtr& rep
   c.deadline = effective_deadline(o);
   c.proc_root = o.proc_root;
   c.hostname = o.hostname;
-  c.host = {o.kmsg, o.sysfs_root, o.proc_root, o.pod_resources_socket, o.hpc_job_mapping_dir};
+  c.host = {o.kmsg, o.sysfs_root, o.proc_root, o.pod_resources_socket, o.hpc_job_mapping_dir, ""};
   if (replaced) c.resume_host = replaced->host;
   return c;
 }

@@ -45,7 +45,7 @@ class HostSourcesTest : public ::testing::Test {
     CollectorOptions o;
     o.nvml_library = test::sim_library_path();
     o.deadline = milliseconds(500);
-    o.host = {dir_.path() + "/kmsg", dir_.path() + "/sys", dir_.path(), "", ""};
+    o.host = {dir_.path() + "/kmsg", dir_.path() + "/sys", dir_.path(), "", "", ""};
     return o;
   }
   SnapshotPtr tick_at(Collector& c, double seconds) {

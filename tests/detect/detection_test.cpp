@@ -65,7 +65,7 @@ TEST(Detection, RecordedKernelLogAndSysfsTreeRaiseTheirAlerts) {
       "4,3,99001200000,-;NVRM: GPU 0000:19:00.0: GPU has fallen off the bus.\n");
   tree.write("sys/bus/pci/devices/0000:18:00.0/aer_dev_fatal", "TOTAL_ERR_FATAL 0\n");
   tree.write("sys/module/nvidia/version", "550.54.15\n");
-  HostReader reader({(tree.path() / "kmsg").string(), (tree.path() / "sys").string(), "", "", ""});
+  HostReader reader({(tree.path() / "kmsg").string(), (tree.path() / "sys").string(), "", "", "", ""});
   DetectionOptions d;
   test::tune(d.settings, "oom_forecast.horizon", std::chrono::hours(2));
   Detection detection(d);
@@ -94,7 +94,7 @@ TEST(Detection, ASkippedSnapshotLosesNoKernelLogEvent) {
   TempTree tree;
   Gpu g0(0);
   tree.write("kmsg", "");
-  HostReader reader({(tree.path() / "kmsg").string(), "", "", "", ""});
+  HostReader reader({(tree.path() / "kmsg").string(), "", "", "", "", ""});
   Detection detection({});
   EXPECT_EQ(test::names(detection.evaluate(with_host(test::snapshot_at(1000, {g0}), reader))),
             (std::vector<std::string>{"Watchdog"}));
@@ -121,7 +121,7 @@ TEST(Detection, NoHostReadingsStillDetectsFromTheSnapshot) {
 }
 
 TEST(Detection, AnUnreadableKernelLogIsAFailedSourceNotAFailedDetection) {
-  HostReader reader({"/nonexistent/kmsg", "", "", "", ""});
+  HostReader reader({"/nonexistent/kmsg", "", "", "", "", ""});
   Detection detection({});
   Gpu g(0);
   EXPECT_EQ(test::names(detection.evaluate(with_host(test::snapshot_at(1000, {g}), reader))),
@@ -141,7 +141,7 @@ TEST(Detection, SharedPcieLinksFromSysfsAreMetrics) {
   TempTree tree;
   gpuwatch::test::add_switch_with_two_gpus(tree.path() /
                                            "sys");  // GPUs 0 and 1 below switch port 0000:01:00.0
-  HostReader reader({"", (tree.path() / "sys").string(), "", "", ""});
+  HostReader reader({"", (tree.path() / "sys").string(), "", "", "", ""});
   Gpu g0(0), g1(1), g2(2);
   const std::string metrics = rendered(with_host(test::snapshot_at(1000, {g0, g1, g2}), reader));
   EXPECT_NE(metrics.find("# TYPE gpu_pcie_shared_link_info gauge\n"), std::string::npos) << metrics;

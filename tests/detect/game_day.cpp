@@ -55,7 +55,7 @@ GameDayResult run_game_day(const std::string& scenario_path, const GameDayOption
   o.deadline = std::chrono::milliseconds(300);  // a hung GPU costs this much wall time per tick
   // The simulator's kernel log, /proc tree (mapped CUDA libraries, cgroups) and /sys tree (PCIe switches),
   // read by the collector's host sources into each snapshot.
-  o.host = {kmsg, options.read_sysfs ? sysfs : "", dir.path(), "", ""};
+  o.host = {kmsg, options.read_sysfs ? sysfs : "", dir.path(), "", "", ""};
   Collector collector(o);
   Detection detection({options.settings, AccountingSettings{}});
 

@@ -35,6 +35,8 @@ ARGS = None
 UNIT = "usr/lib/systemd/system/gpuwatch.service"
 CONFIG = "etc/gpuwatch/gpuwatch.yaml"
 SIM_DIR = "usr/lib/gpuwatch/sim"
+# The kubelet source's gRPC client, loaded only when a pod-resources socket is configured.
+KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
 
 
 class Failure(Exception):
@@ -118,6 +120,7 @@ def expected_files():
         "usr/bin/gpuwatch",
         f"{SIM_DIR}/libnvml-sim.so",
         f"{SIM_DIR}/libnvidia-ml.so.1",
+        KUBELET_MODULE,
         UNIT,
         "usr/lib/sysusers.d/gpuwatch.conf",
         CONFIG,
@@ -154,6 +157,11 @@ def deb_contents():
     link = members[f"{SIM_DIR}/libnvidia-ml.so.1"]
     check(link.issym() and link.linkname == "libnvml-sim.so",
           f"{SIM_DIR}/libnvidia-ml.so.1 should link to libnvml-sim.so, is {link.type!r} -> {link.linkname!r}")
+    # The binary links none of the kubelet module's libraries: they are mapped only where it is loaded.
+    elf = os.path.join(root(), "usr/bin/gpuwatch")
+    needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run_ok(["readelf", "-d", elf], "readelf -d").stdout)
+    heavy = [n for n in needed if n.startswith(("libgrpc", "libgpr", "libupb", "libabsl_synchronization"))]
+    check(needed and not heavy, f"usr/bin/gpuwatch links the kubelet module's libraries: {heavy}")
     unexpected = [n for n in files if not n.startswith(("usr/", "etc/gpuwatch/"))]
     check(not unexpected, f"files outside /usr and /etc/gpuwatch: {unexpected}")
 
@@ -401,7 +409,8 @@ def make_install():
     dest = os.path.join(base, "local")
     install_into(dest, "/usr/local")
     tree = os.path.join(dest, "usr/local")
-    for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/systemd/system/gpuwatch.service",
+    for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-kubelet.so",
+              "lib/systemd/system/gpuwatch.service",
               "lib/sysusers.d/gpuwatch.conf", "etc/gpuwatch/gpuwatch.yaml", "share/man/man1/gpuwatch.1.gz",
               "share/gpuwatch/scenarios/incidents-8xh200.yaml", "share/doc/gpuwatch/runbooks/GpuXidCritical.md"):
         check(os.path.lexists(os.path.join(tree, f)), f"make install PREFIX=/usr/local: no {f}")

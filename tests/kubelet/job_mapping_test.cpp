@@ -27,7 +27,7 @@ TEST(JobMapping, OneFilePerGpuEachLineAJob) {
 }
 
 TEST(JobMapping, AnUnreadableDirectoryFailsItsSourceOnly) {
-  HostReader reader({"", "", "", "", "/nonexistent/job-mapping"});
+  HostReader reader({"", "", "", "", "/nonexistent/job-mapping", ""});
   const auto reading = reader.read({1000, {}, {}, std::nullopt});
   ASSERT_EQ(reading.sources.size(), 1u);
   EXPECT_EQ(reading.sources[0].name, "hpc_job_mapping");

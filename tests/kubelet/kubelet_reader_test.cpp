@@ -30,7 +30,7 @@ struct ReadKubelet {
   test::TempDir dir;
   std::string socket = dir.path() + "/kubelet.sock";
   test::FakeKubelet kubelet{socket};
-  KubeletReader reader{socket};
+  KubeletReader reader{socket, GPUWATCH_KUBELET_MODULE};
   ReadKubelet() {
     kubelet.set_allocations(kTwoPods);
     kubelet.start();
@@ -47,7 +47,7 @@ TEST(KubeletReader, ListsEveryAllocatedDeviceWithItsPodAndContainer) {
   kubelet.set_allocatable({"GPU-aaaa", "GPU-bbbb", "GPU-dddd"});
   kubelet.start();
 
-  KubeletReader reader(socket);
+  KubeletReader reader(socket, GPUWATCH_KUBELET_MODULE);
   const auto read = reader.read(1000, 2s);
   ASSERT_FALSE(read.error) << read.error->message;
   EXPECT_EQ(read.reading->allocations, kTwoPods);
@@ -109,7 +109,7 @@ TEST(KubeletReader, AKubeletWithoutAllocatableResourcesStillNamesPods) {
   kubelet.set_allocations(kTwoPods);
   kubelet.set_allocatable_unimplemented(true);
   kubelet.start();
-  KubeletReader reader(socket);
+  KubeletReader reader(socket, GPUWATCH_KUBELET_MODULE);
   const auto read = reader.read(1000, 2s);
   ASSERT_FALSE(read.error) << read.error->message;
   EXPECT_EQ(read.reading->allocations.size(), 3u);
@@ -118,7 +118,7 @@ TEST(KubeletReader, AKubeletWithoutAllocatableResourcesStillNamesPods) {
 
 TEST(KubeletReader, AMissingSocketFailsWithItsReason) {
   test::TempDir dir;
-  KubeletReader reader(dir.path() + "/kubelet.sock");
+  KubeletReader reader(dir.path() + "/kubelet.sock", GPUWATCH_KUBELET_MODULE);
   const auto read = reader.read(1000, 100ms);
   ASSERT_TRUE(read.error);
   EXPECT_EQ(read.error->reason, "socket_missing");
@@ -158,7 +158,7 @@ TEST(KubeletReader, ALongOutageUnnamesThePods) {
 
 TEST(KubeletReader, TheHostReaderReportsTheSourceAndDegradesOnlyIt) {
   test::TempDir dir;
-  HostReader reader({"", "", "", dir.path() + "/kubelet.sock", ""});
+  HostReader reader({"", "", "", dir.path() + "/kubelet.sock", "", GPUWATCH_KUBELET_MODULE});
   ASSERT_EQ(reader.source_names(), std::vector<std::string>{"kubelet"});
   auto reading = reader.read({1000, {}, {}, std::nullopt});
   ASSERT_EQ(reading.sources.size(), 1u);
@@ -173,6 +173,32 @@ TEST(KubeletReader, TheHostReaderReportsTheSourceAndDegradesOnlyIt) {
   ASSERT_EQ(reading.sources.size(), 1u);
   EXPECT_TRUE(reading.sources[0].success) << reading.sources[0].message;
   EXPECT_EQ(reading.host->pod_resources->allocations, kTwoPods);
+}
+
+TEST(KubeletReader, AMissingModuleDegradesOnlyTheKubeletSource) {
+  test::TempDir dir;
+  test::FakeKubelet kubelet(dir.path() + "/kubelet.sock");
+  kubelet.set_allocations(kTwoPods);
+  kubelet.start();
+  HostReader reader({"", "", "", dir.path() + "/kubelet.sock", "", dir.path() + "/gpuwatch-kubelet.so"});
+  const auto reading = reader.read({1000, {}, {}, std::nullopt});
+  ASSERT_EQ(reading.sources.size(), 1u);
+  EXPECT_FALSE(reading.sources[0].success);
+  EXPECT_EQ(reading.sources[0].reason, "module_missing");
+  EXPECT_NE(reading.sources[0].message.find(dir.path() + "/gpuwatch-kubelet.so"), std::string::npos)
+      << reading.sources[0].message;
+  ASSERT_TRUE(reading.host->pod_resources);
+  EXPECT_TRUE(reading.host->pod_resources->allocations.empty());
+}
+
+TEST(KubeletReader, AModuleWithoutTheEntryPointIsRefusedWithItsReason) {
+  test::TempDir dir;
+  // A shared library that loads but is not the kubelet module (the simulator's, say).
+  KubeletReader reader(dir.path() + "/kubelet.sock", GPUWATCH_NOT_A_KUBELET_MODULE);
+  const auto read = reader.read(1000, 200ms);
+  ASSERT_TRUE(read.error);
+  EXPECT_EQ(read.error->reason, "module_missing");
+  EXPECT_NE(read.error->message.find("gpuwatch_kubelet_open_v1"), std::string::npos) << read.error->message;
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ HostReader::HostReader(HostSourceOptions options, const std::shared_ptr<const Ho
   }
   if (!options_.proc_root.empty()) names_.push_back("procfs");
   if (!options_.pod_resources_socket.empty()) {
-    kubelet_.emplace(options_.pod_resources_socket);
+    kubelet_.emplace(options_.pod_resources_socket, options_.kubelet_module);
     names_.push_back("kubelet");
   }
   if (!options_.hpc_job_mapping_dir.empty()) names_.push_back("hpc_job_mapping");

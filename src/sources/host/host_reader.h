@@ -32,6 +32,8 @@ struct HostSourceOptions {
   std::string pod_resources_socket;
   // dcgm-exporter's HPC job-mapping directory (hpc_job_mapping); "" = not read.
   std::string hpc_job_mapping_dir;
+  // The kubelet module that reads the socket; "" = the one next to the binary. Loaded only with a socket.
+  std::string kubelet_module;
 };
 
 // What the host is asked about: the snapshot's GPUs (normalised bus ids, physical GPUs only) and processes.

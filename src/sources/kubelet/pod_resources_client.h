@@ -2,6 +2,7 @@
 // kubelet offers it, GetAllocatableResources. Each call has a deadline, so a kubelet that accepts and never
 // answers costs at most that. The channel is made again on reconnect(): after a kubelet restart the socket is
 // a new file, and gRPC's own reconnection backoff (up to two minutes) would leave pods unnamed that long.
+// Built into the kubelet module only (see pod_resources_api.h).
 #pragma once
 
 #include <chrono>
@@ -9,27 +10,19 @@
 #include <string>
 #include <variant>
 
-#include "sources/kubelet/device_allocation.h"
+#include "sources/kubelet/pod_resources_api.h"
 
 namespace gpuwatch::kubelet {
 
-// Why a read failed: a fixed reason (socket_missing, unavailable, deadline_exceeded, rpc_failed) and what
-// the kubelet answered.
-struct PodResourcesError {
-  std::string reason;
-  std::string message;
-};
-
-class PodResourcesClient {
+class PodResourcesClient final : public PodResourcesApi {
  public:
   explicit PodResourcesClient(std::string socket_path);
-  ~PodResourcesClient();
+  ~PodResourcesClient() override;
   PodResourcesClient(const PodResourcesClient&) = delete;
   PodResourcesClient& operator=(const PodResourcesClient&) = delete;
 
-  std::variant<PodResourcesReading, PodResourcesError> read(std::chrono::milliseconds deadline);
-  // Drops the channel; the next read connects afresh.
-  void reconnect();
+  std::variant<PodResourcesReading, PodResourcesError> read(std::chrono::milliseconds deadline) override;
+  void reconnect() override;
   const std::string& socket_path() const { return socket_path_; }
 
  private:
