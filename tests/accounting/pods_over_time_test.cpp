@@ -43,7 +43,7 @@ TEST(PodsOverTime, EachIntervalIsChargedToThePodHoldingTheGpuThen) {
   CollectorOptions o;
   o.nvml_library = test::sim_library_path();
   o.deadline = std::chrono::milliseconds(2000);  // the kubelet's call gets up to a second of it
-  o.host = {"", "", "", socket, ""};
+  o.host = {"", "", "", socket, "", GPUWATCH_KUBELET_MODULE};
   Collector collector(o);
   Ledger ledger(LedgerOptions{});
 
