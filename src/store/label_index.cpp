@@ -31,17 +31,31 @@ void LabelIndex::add(SeriesId id, Labels labels) {
   by_id_.emplace(id, std::make_shared<const Labels>(std::move(labels)));
 }
 
-void LabelIndex::remove(SeriesId id) {
-  const auto it = by_id_.find(id);
-  if (it == by_id_.end()) return;
-  for (const auto& pair : *it->second) {
-    auto p = postings_.find(pair);
-    if (p == postings_.end()) continue;
-    std::erase(p->second, id);
+void LabelIndex::remove(std::span<const SeriesId> ids) {
+  std::vector<SeriesId> gone(ids.begin(), ids.end());
+  std::sort(gone.begin(), gone.end());
+  using Posting = decltype(postings_)::iterator;
+  std::vector<Posting> touched;
+  for (const SeriesId id : gone) {
+    const auto it = by_id_.find(id);
+    if (it == by_id_.end()) continue;
+    for (const auto& pair : *it->second) {
+      const auto p = postings_.find(pair);
+      if (p != postings_.end()) touched.push_back(p);
+    }
+    by_labels_.erase(*it->second);
+    by_id_.erase(it);
+  }
+  const auto by_address = [](const Posting& a, const Posting& b) {
+    return std::less<const void*>()(&*a, &*b);
+  };
+  std::sort(touched.begin(), touched.end(), by_address);
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (const Posting& p : touched) {
+    std::erase_if(p->second,
+                  [&gone](SeriesId id) { return std::binary_search(gone.begin(), gone.end(), id); });
     if (p->second.empty()) postings_.erase(p);
   }
-  by_labels_.erase(*it->second);
-  by_id_.erase(it);
 }
 
 std::vector<LabelIndex::Candidate> LabelIndex::candidates(std::span<const LabelMatcher> matchers) const {

@@ -27,7 +27,9 @@ class LabelIndex {
     return it == by_id_.end() ? nullptr : it->second.get();
   }
   void add(SeriesId id, Labels labels);
-  void remove(SeriesId id);
+  // Forgets these series. One call for many: each posting list they share is rewritten once, so retention
+  // dropping thousands of series at a time costs what the lists hold, not that times the series dropped.
+  void remove(std::span<const SeriesId> ids);
   std::size_t size() const { return by_id_.size(); }
   struct Candidate {
     SeriesId id;

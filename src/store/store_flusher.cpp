@@ -151,8 +151,8 @@ void Store::apply_retention() {
     if (deleted > 0)
       spdlog::info("store: retention dropped {} block(s) and {} series", deleted, orphans.size());
     std::lock_guard lock(mu_);
+    index_.remove(orphans);
     for (auto id : orphans) {
-      index_.remove(id);
       head_.forget(id);
       defined_in_segment_.erase(id);
       persisted_.erase(id);

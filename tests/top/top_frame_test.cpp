@@ -210,6 +210,8 @@ TEST(ProcessRows, NameThePodAsTheKubeletNamedIt) {
       if (row.pid == in_pod.pid) return row.workload;
     return std::string("(no row)");
   };
+  in_pod.namespace_name.clear();  // the node's pod, before the kubelet named it
+  in_pod.pod.clear();
   TopFrame local;
   local.snapshot = snap;
   EXPECT_EQ(workload_of(local, ViewState()), "pod 1b2c3d4e-0000-1111-2222-333344445555");
