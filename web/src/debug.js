@@ -103,40 +103,39 @@ export const debugView = {
   refreshSeconds: 10,
 
   async load(state, ctx) {
-    const { gpus, devices, device, gpu, process } = await readGpus(state);
+    // The GPUs are asked beside the panels, not before them: a GPU's own panels need only its index (the
+    // link names it), and only the per-process panels wait for its processes (to pick the ones using the most).
+    const reading = readGpus(state);
     const [start, end] = timeWindow(state, "1h");
     const step = stepFor(start, end, 300, ctx.interval);
-    const gpuSel = `gpu="${gpu}"`;
-    const onGpu = device?.processes ?? [];
-    // One process, all of the GPU's when they are few, else the ones using the most now.
-    const procSel = (panel) => {
-      if (state.pid) return `pid="${state.pid}"`;
-      if (onGpu.length <= TOP_PROCESSES) return gpuSel;
-      const top = [...onGpu].sort((a, b) => (b[panel.top] ?? 0) - (a[panel.top] ?? 0)).slice(0, TOP_PROCESSES);
-      return `${gpuSel},pid=~"${top.map((p) => p.pid).join("|")}"`;
-    };
-    const panels = ctx.historyOff
-      ? []
-      : await Promise.all(
-          GPU_PANELS.map(async (panel) => {
-            const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel(panel)}}`));
-            try {
-              const results = await Promise.all(exprs.map((e) => cache.query(e, start, end, step)));
-              const topOf = panel.top && !state.pid && onGpu.length > TOP_PROCESSES ? onGpu.length : 0;
-              return { panel, topOf, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
-            } catch (e) {
-              return { panel, series: [], error: e.message }; // one failing panel costs only itself
-            }
-          }),
-        );
-    let custom = null;
-    if (state.expr && !ctx.historyOff) {
+    const panelOf = async (panel) => {
+      const waits = !state.gpu || (panel.top && !state.pid);
+      const { gpu, device } = waits ? await reading : { gpu: state.gpu };
+      const gpuSel = `gpu="${gpu}"`;
+      const onGpu = device?.processes ?? [];
+      // One process, all of the GPU's when they are few, else the ones using the most now.
+      const procSel = () => {
+        if (state.pid) return `pid="${state.pid}"`;
+        if (onGpu.length <= TOP_PROCESSES) return gpuSel;
+        const top = [...onGpu].sort((a, b) => (b[panel.top] ?? 0) - (a[panel.top] ?? 0)).slice(0, TOP_PROCESSES);
+        return `${gpuSel},pid=~"${top.map((p) => p.pid).join("|")}"`;
+      };
+      const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel()}}`));
       try {
-        custom = { series: await cache.query(state.expr, start, end, step) };
+        const results = await Promise.all(exprs.map((e) => cache.query(e, start, end, step)));
+        const topOf = panel.top && !state.pid && onGpu.length > TOP_PROCESSES ? onGpu.length : 0;
+        return { panel, topOf, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
       } catch (e) {
-        custom = { error: e.message };
+        return { panel, series: [], error: e.message }; // one failing panel costs only itself
       }
-    }
+    };
+    const [panels, custom, { gpus, devices, device, gpu, process }] = await Promise.all([
+      ctx.historyOff ? [] : Promise.all(GPU_PANELS.map(panelOf)),
+      state.expr && !ctx.historyOff
+        ? cache.query(state.expr, start, end, step).then((series) => ({ series }), (e) => ({ error: e.message }))
+        : null,
+      reading,
+    ]);
     return { gpus, devices, device, gpu, process, start, end, step, panels, custom };
   },
 
