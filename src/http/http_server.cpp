@@ -399,8 +399,24 @@ MHD_Result HttpServer::Impl::builtin(MHD_Connection* connection, std::string_vie
   if (path == "/api/v1/gpus") {
     const SnapshotPtr snapshot = owner.latest_();
     if (!snapshot) return send_reply(connection, json_reply(503, {{"error", "no complete collection yet"}}));
-    return send_reply(connection,
-                      json_reply(200, snapshot_to_json(*snapshot, owner.options_.health_settings)));
+    // `?gpu` without `=` is a parameter given empty, not one absent: it is refused like `?gpu=`.
+    const auto param = [connection](std::string_view name) -> std::optional<std::string_view> {
+      const char* value = nullptr;
+      std::size_t size = 0;
+      if (MHD_lookup_connection_value_n(connection, MHD_GET_ARGUMENT_KIND, name.data(), name.size(), &value,
+                                        &size) != MHD_YES)
+        return std::nullopt;
+      return value == nullptr ? std::string_view() : std::string_view(value, size);
+    };
+    // A bad parameter, or a GPU the snapshot lacks, is the client's error (400), never the server's.
+    HttpReply reply;
+    try {
+      const GpusSelection selection = parse_gpus_selection(param("processes"), param("gpu"));
+      reply = json_reply(200, snapshot_to_json(*snapshot, owner.options_.health_settings, selection));
+    } catch (const std::invalid_argument& e) {
+      reply = json_reply(400, {{"error", echoed(e.what())}});
+    }
+    return send_reply(connection, std::move(reply));
   }
   return send_reply(connection, HttpReply{200, "text/html; charset=utf-8", index, {}});
 }

@@ -14,7 +14,9 @@ struct Endpoint {
 constexpr std::array kEndpoints = {
     Endpoint{"/metrics",
              "Prometheus metrics (text 0.0.4; OpenMetrics on request; ?naming=dcgm for dcgm-exporter names)"},
-    Endpoint{"/api/v1/gpus", "every GPU, its health, metrics and processes as JSON"},
+    Endpoint{"/api/v1/gpus",
+             "every GPU, its health, metrics and processes as JSON (?processes=false for counts only; "
+             "?gpu=INDEX or UUID for one GPU)"},
     Endpoint{"/healthz", "200 while the server runs"},
     Endpoint{"/readyz", "200 after the first complete collection, 503 before"},
     Endpoint{"/endpoints", "this page"},

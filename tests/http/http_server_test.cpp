@@ -119,6 +119,37 @@ TEST_F(ServerTest, JsonApiServesTheLatestSnapshot) {
   EXPECT_EQ(j["devices"].size(), 4U);
 }
 
+TEST_F(ServerTest, JsonApiLeavesProcessesOutOrAnswersForOneGpu) {
+  publish(9);
+  const auto lean = get("/api/v1/gpus?processes=false");
+  ASSERT_TRUE(lean);
+  ASSERT_EQ(lean->status, 200);
+  const auto all = nlohmann::json::parse(lean->body);
+  ASSERT_EQ(all["devices"].size(), 4U);
+  EXPECT_FALSE(all["devices"][0].contains("processes"));
+  EXPECT_EQ(all["devices"][0]["process_count"], 2);
+
+  const auto one = get("/api/v1/gpus?gpu=GPU-5f8b2c1e-0000-4a6b-9c3d-000000000001&processes=true");
+  ASSERT_TRUE(one);
+  ASSERT_EQ(one->status, 200);
+  const auto j = nlohmann::json::parse(one->body);
+  ASSERT_EQ(j["devices"].size(), 1U);
+  EXPECT_EQ(j["devices"][0]["index"], 1);
+  EXPECT_TRUE(j["devices"][0]["processes"].is_array());
+
+  for (const char* bad :
+       {"/api/v1/gpus?processes=0", "/api/v1/gpus?gpu=", "/api/v1/gpus?gpu", "/api/v1/gpus?gpu=7"}) {
+    const auto r = get(bad);
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad;
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json") << bad;
+    EXPECT_TRUE(nlohmann::json::parse(r->body)["error"].is_string()) << bad;
+  }
+  EXPECT_EQ(
+      nlohmann::json::parse(get("/api/v1/gpus?gpu=7")->body)["error"],
+      "no GPU \"7\" on this node; gpu is the index of one of its GPUs (0, 1, 2, 3) or a GPU or MIG UUID");
+}
+
 TEST_F(ServerTest, IndexListsEveryEndpoint) {
   auto r = get("/endpoints");
   ASSERT_TRUE(r);

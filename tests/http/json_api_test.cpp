@@ -6,6 +6,9 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "snapshot_fixture.h"
 #include "sources/host/host_snapshot.h"
@@ -84,6 +87,109 @@ TEST(JsonApi, NonFiniteValuesBecomeNullAndTheTextStaysValidJson) {
   const std::string text = snapshot_to_json(s).dump();
   const auto back = nlohmann::json::parse(text);
   EXPECT_TRUE(back["devices"][0]["metrics"]["gpu_utilization_ratio"][0]["value"].is_null());
+}
+
+TEST(JsonApi, EveryGpuCountsItsProcesses) {
+  const nlohmann::json j = snapshot_to_json(testing::h200_node());
+  ASSERT_EQ(j["devices"].size(), 4U);
+  EXPECT_EQ(j["devices"][0]["process_count"], 2);
+  EXPECT_EQ(j["devices"][0]["processes"].size(), 2U);
+  EXPECT_EQ(j["devices"][1]["process_count"], 0);
+  EXPECT_TRUE(j["devices"][1]["processes"].is_array());
+}
+
+TEST(JsonApi, WithoutProcessesEachGpuKeepsItsCountAndTheRest) {
+  const Snapshot s = testing::h200_node();
+  const nlohmann::json all = snapshot_to_json(s);
+  const nlohmann::json j = snapshot_to_json(s, {}, parse_gpus_selection("false", std::nullopt));
+  ASSERT_EQ(j["devices"].size(), 4U);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& d = j["devices"][i];
+    EXPECT_FALSE(d.contains("processes")) << i;
+    EXPECT_EQ(d["process_count"], all["devices"][i]["process_count"]) << i;
+    // Everything else is as with the processes.
+    nlohmann::json full = all["devices"][i];
+    full.erase("processes");
+    EXPECT_EQ(d, full) << i;
+  }
+  EXPECT_EQ(j["devices"][0]["process_count"], 2);
+  EXPECT_EQ(j["node"], all["node"]);
+  EXPECT_EQ(j["collector_errors"], all["collector_errors"]);
+  EXPECT_LT(j.dump().size(), all.dump().size());
+  // `true` is the default, spelled out.
+  EXPECT_EQ(snapshot_to_json(s, {}, parse_gpus_selection("true", std::nullopt)), all);
+}
+
+TEST(JsonApi, OneGpuByIndexOrUuid) {
+  const Snapshot s = testing::h200_node();
+  const nlohmann::json by_index = snapshot_to_json(s, {}, parse_gpus_selection(std::nullopt, "0"));
+  ASSERT_EQ(by_index["devices"].size(), 1U);
+  EXPECT_EQ(by_index["devices"][0], snapshot_to_json(s)["devices"][0]);
+  EXPECT_EQ(by_index["devices"][0]["processes"][0]["pid"], 4242);
+  EXPECT_EQ(by_index["node"]["hostname"], "gpu-node-07");
+
+  const nlohmann::json by_uuid =
+      snapshot_to_json(s, {}, parse_gpus_selection(std::nullopt, "GPU-5f8b2c1e-0000-4a6b-9c3d-000000000002"));
+  ASSERT_EQ(by_uuid["devices"].size(), 1U);
+  EXPECT_EQ(by_uuid["devices"][0]["index"], 2);
+  EXPECT_EQ(by_uuid["devices"][0]["state"], "stale");
+
+  const nlohmann::json lean = snapshot_to_json(s, {}, parse_gpus_selection("false", "0"));
+  ASSERT_EQ(lean["devices"].size(), 1U);
+  EXPECT_FALSE(lean["devices"][0].contains("processes"));
+  EXPECT_EQ(lean["devices"][0]["process_count"], 2);
+}
+
+TEST(JsonApi, AnIndexNamesTheGpuAndItsMigInstances) {
+  Snapshot s;
+  for (const char* uuid : {"GPU-a", "MIG-a1", "MIG-a2"}) {
+    DeviceSnapshot d;
+    d.identity.index = 0;
+    d.identity.uuid = uuid;
+    d.identity.is_mig_instance = uuid[0] == 'M';
+    s.devices.push_back(d);
+  }
+  DeviceSnapshot other;
+  other.identity.index = 1;
+  other.identity.uuid = "GPU-b";
+  s.devices.push_back(other);
+  const auto j = snapshot_to_json(s, {}, parse_gpus_selection(std::nullopt, "0"));
+  ASSERT_EQ(j["devices"].size(), 3U);
+  EXPECT_EQ(j["devices"][2]["uuid"], "MIG-a2");
+  const auto mig = snapshot_to_json(s, {}, parse_gpus_selection(std::nullopt, "MIG-a1"));
+  ASSERT_EQ(mig["devices"].size(), 1U);
+  EXPECT_EQ(mig["devices"][0]["uuid"], "MIG-a1");
+}
+
+// The message a 400 answers, for each kind of bad value.
+std::string refusal(std::optional<std::string_view> processes, std::optional<std::string_view> gpu) {
+  try {
+    snapshot_to_json(testing::h200_node(), {}, parse_gpus_selection(processes, gpu));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(JsonApi, BadSelectionsAreRefusedWithWhatIsAccepted) {
+  EXPECT_EQ(refusal("no", std::nullopt), "processes must be true or false, not \"no\"");
+  EXPECT_EQ(refusal("", std::nullopt), "processes must be true or false, not \"\"");
+  EXPECT_EQ(refusal("False", std::nullopt), "processes must be true or false, not \"False\"");
+  EXPECT_EQ(refusal(std::nullopt, ""), "gpu must be a GPU index or UUID, not empty");
+  EXPECT_EQ(refusal(std::nullopt, "99999999999999999999"),
+            "gpu 99999999999999999999 is too large for a GPU index");
+  EXPECT_EQ(
+      refusal(std::nullopt, "9"),
+      "no GPU \"9\" on this node; gpu is the index of one of its GPUs (0, 1, 2, 3) or a GPU or MIG UUID");
+  EXPECT_EQ(refusal(std::nullopt, "GPU-nope"),
+            "no GPU \"GPU-nope\" on this node; gpu is the index of one of its GPUs (0, 1, 2, 3) or a GPU or "
+            "MIG UUID");
+  EXPECT_EQ(
+      refusal(std::nullopt, "-1"),
+      "no GPU \"-1\" on this node; gpu is the index of one of its GPUs (0, 1, 2, 3) or a GPU or MIG UUID");
+  // A UUID is matched whole: a prefix is not a GPU.
+  EXPECT_NE(refusal(std::nullopt, "GPU-5f8b2c1e"), "accepted");
+  EXPECT_EQ(refusal("false", "3"), "accepted");
 }
 
 TEST(JsonApi, MigIdentity) {

@@ -320,11 +320,22 @@ describe("a node with 1,000 processes", () => {
     return { historySeconds: 60, scenario: file };
   });
   const pids = (page) => page.locator("#processes tr.process td:first-child").allTextContents();
+  // The query strings of the page's /api/v1/gpus requests: every process on the node is half a megabyte, so
+  // a view asks for no more than it shows ("" would be every GPU with every process).
+  const gpusAsked = (page) => {
+    const asked = new Set();
+    page.on("request", (r) => {
+      const url = new URL(r.url());
+      if (url.pathname === "/api/v1/gpus") asked.add(url.search);
+    });
+    return asked;
+  };
 
   test("debug: the process table pages, sorts and filters, and keeps its place across refreshes", async () => {
     const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(e.message));
+    const asked = gpusAsked(page);
     // 15 minutes: the 60 s of history are 20 steps of each series.
     await page.goto(`${env.agent.url}/?view=debug&gpu=0&range=15m`);
     await page.waitForSelector("#process-page");
@@ -363,13 +374,31 @@ describe("a node with 1,000 processes", () => {
     await page.click("#processes tr.process");
     await page.waitForURL(new RegExp(`pid=${gpu0[1]}`));
     await page.waitForFunction(() => document.querySelector('[data-panel="process-memory"]')?.dataset.series === "1");
+    assert.match(await page.textContent("main"), new RegExp(`Process ${gpu0[1]} `));
+    assert.doesNotMatch(await page.textContent("main"), /not on this GPU now/, "the process is found on its GPU");
+    // The GPUs without their processes (the picker) and GPU 0 with its processes; never every process.
+    assert.deepEqual([...asked].sort(), ["?gpu=0", "?processes=false"]);
     assert.deepEqual(errors, []);
+  });
+
+  test("debug without a GPU in the link shows the node's first, with its processes", async () => {
+    const page = await env.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const asked = gpusAsked(page);
+    await page.goto(`${env.agent.url}/?view=debug&range=15m`);
+    await page.waitForSelector("#process-page");
+    assert.equal(await page.inputValue("#gpu"), "0");
+    assert.equal(await page.textContent("#process-count"), "125 processes");
+    assert.equal(await page.locator("#gpu option").count(), 8, "every GPU in the picker");
+    assert.deepEqual([...asked].sort(), ["?gpu=0", "?processes=false"]);
   });
 
   test("on-call: every GPU's row counts its 125 processes", async () => {
     const page = await env.browser.newPage();
+    const asked = gpusAsked(page);
     await page.goto(`${env.agent.url}/`);
     await page.waitForSelector("#gpus tbody tr.gpu-row >> nth=7");
     for (const cell of await page.locator("#gpus tr.gpu-row td:last-child").allTextContents()) assert.equal(cell, "125");
+    // A count a GPU is all the view shows: it asks for no process list.
+    assert.deepEqual([...asked], ["?processes=false"]);
   });
 });

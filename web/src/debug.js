@@ -58,6 +58,38 @@ function seriesLabel(metric, expr) {
   return [base, ...extra].filter(Boolean).join(" ") || expr;
 }
 
+// The GPU shown when the URL names none (the node's first), kept so that a refresh asks for its processes
+// beside the list of GPUs rather than after it.
+let firstGpu = null;
+
+// The node's GPUs for the picker, without their processes (1,000 on a node are half a megabyte of JSON), and
+// the GPU shown with its processes: two requests at once. A process named without its GPU may be on any of
+// them: then every GPU's processes, once, to find it.
+async function readGpus(state) {
+  if (state.pid && !state.gpu) {
+    const gpus = await api("/api/v1/gpus");
+    const device = gpus.devices.find((d) => d.processes.some((p) => String(p.pid) === state.pid)) ?? gpus.devices[0];
+    const process = device?.processes.find((p) => String(p.pid) === state.pid) ?? null;
+    return { gpus, devices: gpus.devices, device, gpu: device ? String(device.index) : undefined, process };
+  }
+  const wanted = state.gpu || firstGpu;
+  const [gpus, one] = await Promise.all([
+    api("/api/v1/gpus", { params: { processes: false } }),
+    // A GPU the URL names and the node lacks is the view's error; the one kept from before is asked again below.
+    wanted ? api("/api/v1/gpus", { params: { gpu: wanted } }).catch((e) => (state.gpu ? Promise.reject(e) : null)) : null,
+  ]);
+  let gpu = wanted;
+  let device = one?.devices.find((d) => String(d.index) === gpu);
+  if (!state.gpu && (!device || String(gpus.devices[0]?.index) !== gpu)) {
+    // The first time, or the node's first GPU changed: ask for the one the list begins with.
+    gpu = gpus.devices.length ? String(gpus.devices[0].index) : undefined;
+    firstGpu = gpu ?? null;
+    device = gpu === undefined ? undefined : (await api("/api/v1/gpus", { params: { gpu } })).devices[0];
+  }
+  const process = state.pid ? (device?.processes.find((p) => String(p.pid) === state.pid) ?? null) : null;
+  return { gpus, devices: gpus.devices, device, gpu, process };
+}
+
 function workload(p) {
   const parts = [];
   if (p.pod_uid) parts.push(`pod ${p.pod_uid}`);
@@ -71,59 +103,44 @@ export const debugView = {
   refreshSeconds: 10,
 
   async load(state, ctx) {
-    const gpus = await api("/api/v1/gpus");
-    const devices = gpus.devices;
-    let gpu = state.gpu;
-    let process = null;
-    if (state.pid) {
-      for (const d of devices) {
-        const p = d.processes.find((x) => String(x.pid) === state.pid);
-        if (p) {
-          process = p;
-          if (!gpu) gpu = String(d.index);
-        }
-      }
-    }
-    if (!gpu && devices.length) gpu = String(devices[0].index);
+    // The GPUs are asked beside the panels, not before them: a GPU's own panels need only its index (the
+    // link names it), and only the per-process panels wait for its processes (to pick the ones using the most).
+    const reading = readGpus(state);
     const [start, end] = timeWindow(state, "1h");
     const step = stepFor(start, end, 300, ctx.interval);
-    const gpuSel = `gpu="${gpu}"`;
-    const onGpu = devices.find((d) => String(d.index) === gpu)?.processes ?? [];
-    // One process, all of the GPU's when they are few, else the ones using the most now.
-    const procSel = (panel) => {
-      if (state.pid) return `pid="${state.pid}"`;
-      if (onGpu.length <= TOP_PROCESSES) return gpuSel;
-      const top = [...onGpu].sort((a, b) => (b[panel.top] ?? 0) - (a[panel.top] ?? 0)).slice(0, TOP_PROCESSES);
-      return `${gpuSel},pid=~"${top.map((p) => p.pid).join("|")}"`;
-    };
-    const panels = ctx.historyOff
-      ? []
-      : await Promise.all(
-          GPU_PANELS.map(async (panel) => {
-            const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel(panel)}}`));
-            try {
-              const results = await Promise.all(exprs.map((e) => cache.query(e, start, end, step)));
-              const topOf = panel.top && !state.pid && onGpu.length > TOP_PROCESSES ? onGpu.length : 0;
-              return { panel, topOf, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
-            } catch (e) {
-              return { panel, series: [], error: e.message }; // one failing panel costs only itself
-            }
-          }),
-        );
-    let custom = null;
-    if (state.expr && !ctx.historyOff) {
+    const panelOf = async (panel) => {
+      const waits = !state.gpu || (panel.top && !state.pid);
+      const { gpu, device } = waits ? await reading : { gpu: state.gpu };
+      const gpuSel = `gpu="${gpu}"`;
+      const onGpu = device?.processes ?? [];
+      // One process, all of the GPU's when they are few, else the ones using the most now.
+      const procSel = () => {
+        if (state.pid) return `pid="${state.pid}"`;
+        if (onGpu.length <= TOP_PROCESSES) return gpuSel;
+        const top = [...onGpu].sort((a, b) => (b[panel.top] ?? 0) - (a[panel.top] ?? 0)).slice(0, TOP_PROCESSES);
+        return `${gpuSel},pid=~"${top.map((p) => p.pid).join("|")}"`;
+      };
+      const exprs = panel.exprs.map((e) => e.replace("{S}", `{${gpuSel}}`).replace("{P}", `{${procSel()}}`));
       try {
-        custom = { series: await cache.query(state.expr, start, end, step) };
+        const results = await Promise.all(exprs.map((e) => cache.query(e, start, end, step)));
+        const topOf = panel.top && !state.pid && onGpu.length > TOP_PROCESSES ? onGpu.length : 0;
+        return { panel, topOf, series: results.flatMap((r, i) => r.map((s) => ({ ...s, expr: exprs[i] }))) };
       } catch (e) {
-        custom = { error: e.message };
+        return { panel, series: [], error: e.message }; // one failing panel costs only itself
       }
-    }
-    return { gpus, devices, gpu, process, start, end, step, panels, custom };
+    };
+    const [panels, custom, { gpus, devices, device, gpu, process }] = await Promise.all([
+      ctx.historyOff ? [] : Promise.all(GPU_PANELS.map(panelOf)),
+      state.expr && !ctx.historyOff
+        ? cache.query(state.expr, start, end, step).then((series) => ({ series }), (e) => ({ error: e.message }))
+        : null,
+      reading,
+    ]);
+    return { gpus, devices, device, gpu, process, start, end, step, panels, custom };
   },
 
   draw(root, data, state, ctx, navigate) {
-    const { devices, gpu, process, start, end, step, panels, custom } = data;
-    const device = devices.find((d) => String(d.index) === gpu);
+    const { devices, device, gpu, process, start, end, step, panels, custom } = data;
     const zoomed = state.from !== null;
     const range = state.range || "1h";
     // A refresh must not take away an expression being typed.
@@ -138,7 +155,7 @@ export const debugView = {
       ${device ? `<p>GPU ${device.index} <b>${esc(device.name)}</b> <span class="muted">${esc(device.uuid)} · ${esc(device.pci_bus_id)}</span>
         <span class="badge ${esc(device.state === "ok" ? device.health.verdict : device.state)}">${esc(device.state === "ok" ? device.health.verdict : device.state)}</span>
         <span class="muted">${esc(device.health.reasons.join("; "))}</span></p>` : ""}
-      ${state.pid ? `<p>Process <b>${esc(state.pid)}</b> ${process ? esc(`${process.name} (${process.user ?? "?"}) ${workload(process)}`) : '<span class="muted">(no longer on a GPU)</span>'} <a href="/?view=debug&gpu=${esc(gpu)}">all processes of GPU ${esc(gpu)}</a></p>` : ""}
+      ${state.pid ? `<p>Process <b>${esc(state.pid)}</b> ${process ? esc(`${process.name} (${process.user ?? "?"}) ${workload(process)}`) : '<span class="muted">(not on this GPU now)</span>'} <a href="/?view=debug&gpu=${esc(gpu)}">all processes of GPU ${esc(gpu)}</a></p>` : ""}
       <h2>Processes on GPU ${esc(gpu)} now</h2>
       <div id="process-table"></div>
       <h2>Over time</h2>

@@ -80,7 +80,7 @@ function showHost(data) {
     hostShown = true;
   };
   if (data?.gpus) put(data.gpus);
-  else api("/api/v1/gpus").then(put).catch(() => {});
+  else api("/api/v1/gpus", { params: { processes: false } }).then(put).catch(() => {});
 }
 
 async function render() {

@@ -70,7 +70,7 @@ export const oncallView = {
           loadEvents(cache, start, end, step),
         ]).catch((e) => [[], [], e.message]); // the history failing costs only the plots and the events
     const [gpus, alerts, silences, [util, events, historyError]] = await Promise.all([
-      api("/api/v1/gpus"),
+      api("/api/v1/gpus", { params: { processes: false } }), // a count a GPU: not every process on the node
       api("/api/v1/alerts"),
       api("/api/v1/silences"),
       history,
@@ -115,7 +115,7 @@ export const oncallView = {
         <td class="num nowrap">${formatValue("bytes", used)} / ${formatValue("bytes", total)}</td>
         <td class="num nowrap">${formatValue("celsius", metric(d, "gpu_temperature_celsius"))}</td>
         <td class="num nowrap">${formatValue("watts", metric(d, "gpu_power_watts"))}</td>
-        <td>${d.processes.length}</td>`;
+        <td>${d.process_count}</td>`;
       tr.addEventListener("click", () => navigate({ view: "debug", gpu: String(d.index), pid: "", range: "1h", from: null, to: null }));
       gpuBody.append(tr);
       const spark = tr.querySelector(".spark");
