@@ -87,7 +87,7 @@ TEST(KubeletReader, ReadsDraClaimsWithTheirCdiDevicesAndSliceDevice) {
   };
   kubelet.set_claims(claims);
   kubelet.start();
-  KubeletReader reader(socket);
+  KubeletReader reader(socket, GPUWATCH_KUBELET_MODULE);
   const auto read = reader.read(1000, 2s);
   ASSERT_FALSE(read.error) << read.error->message;
   EXPECT_EQ(read.reading->allocations, kTwoPods);
