@@ -37,6 +37,8 @@ CONFIG = "etc/gpuwatch/gpuwatch.yaml"
 SIM_DIR = "usr/lib/gpuwatch/sim"
 # The kubelet source's gRPC client, loaded only when a pod-resources socket is configured.
 KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
+# Remote write's protobuf and snappy, loaded only when a receiver is configured.
+REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
 
 
 class Failure(Exception):
@@ -121,6 +123,7 @@ def expected_files():
         f"{SIM_DIR}/libnvml-sim.so",
         f"{SIM_DIR}/libnvidia-ml.so.1",
         KUBELET_MODULE,
+        REMOTE_WRITE_MODULE,
         UNIT,
         "usr/lib/sysusers.d/gpuwatch.conf",
         CONFIG,
