@@ -39,6 +39,8 @@ SIM_DIR = "usr/lib/gpuwatch/sim"
 KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
 # Remote write's protobuf and snappy, loaded only when a receiver is configured.
 REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
+# top's ncurses terminal, loaded by `gpuwatch top` only.
+TERMINAL_MODULE = "usr/lib/gpuwatch/gpuwatch-terminal.so"
 
 
 class Failure(Exception):
@@ -124,6 +126,7 @@ def expected_files():
         f"{SIM_DIR}/libnvidia-ml.so.1",
         KUBELET_MODULE,
         REMOTE_WRITE_MODULE,
+        TERMINAL_MODULE,
         UNIT,
         "usr/lib/sysusers.d/gpuwatch.conf",
         CONFIG,
