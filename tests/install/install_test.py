@@ -41,6 +41,8 @@ KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
 REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
 # top's ncurses terminal, loaded by `gpuwatch top` only.
 TERMINAL_MODULE = "usr/lib/gpuwatch/gpuwatch-terminal.so"
+# Calendar SLO periods' civil time (abseil), loaded only for a calendar period.
+CALENDAR_MODULE = "usr/lib/gpuwatch/gpuwatch-calendar.so"
 
 
 class Failure(Exception):
@@ -127,6 +129,7 @@ def expected_files():
         KUBELET_MODULE,
         REMOTE_WRITE_MODULE,
         TERMINAL_MODULE,
+        CALENDAR_MODULE,
         UNIT,
         "usr/lib/sysusers.d/gpuwatch.conf",
         CONFIG,
@@ -417,6 +420,7 @@ def make_install():
     tree = os.path.join(dest, "usr/local")
     for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-kubelet.so",
               "lib/gpuwatch/gpuwatch-remote-write.so", "lib/gpuwatch/gpuwatch-terminal.so",
+              "lib/gpuwatch/gpuwatch-calendar.so",
               "lib/systemd/system/gpuwatch.service",
               "lib/sysusers.d/gpuwatch.conf", "etc/gpuwatch/gpuwatch.yaml", "share/man/man1/gpuwatch.1.gz",
               "share/gpuwatch/scenarios/incidents-8xh200.yaml", "share/doc/gpuwatch/runbooks/GpuXidCritical.md"):
