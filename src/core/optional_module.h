@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace gpuwatch {
@@ -51,5 +52,23 @@ class OptionalModule {
   void* entry_ = nullptr;
   std::string path_;
 };
+
+// Loads a module and makes its object with its entry point, called as entry(args..., &object, &error), the
+// object keeping the module loaded. Throws Error: "module_missing: the <feature> module: " and why it cannot
+// be loaded, else what the module said when it made nothing.
+template <typename T, typename Error, typename Entry, typename... Args>
+std::shared_ptr<T> make_with_module(const std::string& path, const std::string& file_name, const char* symbol,
+                                    const std::string& feature, Args&&... args) {
+  auto opened = OptionalModule::open(path, file_name, symbol);
+  if (auto* why = std::get_if<std::string>(&opened))
+    throw Error("module_missing: the " + feature + " module: " + *why);
+  auto& module = std::get<OptionalModule>(opened);
+  std::unique_ptr<T> object;
+  std::string error;
+  module.template entry<Entry>()(std::forward<Args>(args)..., &object, &error);
+  if (!object)
+    throw Error(error.empty() ? "the " + feature + " module " + module.path() + " made nothing" : error);
+  return std::move(module).keep_with(std::move(object));
+}
 
 }  // namespace gpuwatch

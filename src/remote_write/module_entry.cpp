@@ -45,7 +45,8 @@ class ProtobufSnappyFormat final : public WireFormat {
 }  // namespace
 }  // namespace gpuwatch::remote_write
 
-extern "C" void gpuwatch_remote_write_open_v1(std::unique_ptr<gpuwatch::remote_write::WireFormat>* out) {
+extern "C" void gpuwatch_remote_write_open_v1(std::unique_ptr<gpuwatch::remote_write::WireFormat>* out,
+                                              std::string* /*error*/) {
   *out = std::make_unique<gpuwatch::remote_write::ProtobufSnappyFormat>();
 }
 

@@ -33,8 +33,8 @@ class WireFormat {
   virtual std::optional<std::string> uncompress(std::string_view compressed) const = 0;
 };
 
-// The module's entry point: sets *out to the wire format.
-using OpenWireFormat = void(std::unique_ptr<WireFormat>* out);
+// The module's entry point: sets *out to the wire format (it has nothing to say in *error).
+using OpenWireFormat = void(std::unique_ptr<WireFormat>* out, std::string* error);
 inline constexpr const char* kOpenWireFormatSymbol = "gpuwatch_remote_write_open_v1";
 inline constexpr const char* kModuleFileName = "gpuwatch-remote-write.so";
 

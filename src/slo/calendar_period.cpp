@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <stdexcept>
-#include <variant>
 
 #include "core/optional_module.h"
 
@@ -68,18 +67,8 @@ std::chrono::milliseconds nominal_length(const CalendarPeriod& p) {
   return hours(24 * 30 * months_of(p));
 }
 
-CalendarClock::CalendarClock(const CalendarPeriod& period, const std::string& module_path) {
-  auto opened = OptionalModule::open(module_path, kCalendarModuleFileName, kOpenCivilCalendarSymbol);
-  if (auto* why = std::get_if<std::string>(&opened))
-    throw std::invalid_argument("module_missing: the calendar module: " + *why);
-  auto& module = std::get<OptionalModule>(opened);
-  std::unique_ptr<CivilCalendar> calendar;
-  std::string error;
-  module.entry<OpenCivilCalendar>()(period, &calendar, &error);
-  if (!calendar)
-    throw std::invalid_argument(error.empty() ? "the calendar module " + module.path() + " made no calendar"
-                                              : error);
-  calendar_ = std::move(module).keep_with(std::move(calendar));
-}
+CalendarClock::CalendarClock(const CalendarPeriod& period, const std::string& module_path)
+    : calendar_(make_with_module<CivilCalendar, std::invalid_argument, OpenCivilCalendar>(
+          module_path, kCalendarModuleFileName, kOpenCivilCalendarSymbol, "calendar", period)) {}
 
 }  // namespace gpuwatch::slo
