@@ -50,10 +50,10 @@ run: build
 
 # Collection, serving and memory beside node_exporter, time to alert, the web dashboards, `gpuwatch top` beside
 # nvtop, the SLO engine and fault-to-page beside Prometheus rules, and remote write beside Prometheus in agent
-# mode. NVTOP=/path/to/nvtop (built from its source; no Debian package) puts top beside nvtop; without it top is
-# measured alone and the script says so.
+# mode. NVTOP=/path/to/nvtop (built from its source; no Debian package) puts top and the one-shot commands beside
+# nvtop; without it they are measured alone and the scripts say so.
 bench: build
-	@bench/oneshot.sh $(BUILD)
+	@NVTOP="$(NVTOP)" bench/oneshot.sh $(BUILD)
 	@bench/run.sh $(BUILD)
 	@bench/time_to_alert.sh $(BUILD)
 	@bench/ui_bench.sh $(BUILD)

@@ -99,29 +99,7 @@ else
 fi
 
 echo "== 2/3 agent memory: ${rss_seconds} s of ticks every 100 ms (10x the default rate), scraped every 0.5 s =="
-rss_port=$((port_base + 1))
-GPUWATCH_SIM_TIME_SCALE=10 GPUWATCH_SIM_EPOCH=$(date +%s) \
-  "$gpuwatch" agent --sim-scenario "$scenario" --nvml-library "$sim" --proc-root "$proc_root" \
-  --listen "127.0.0.1:$rss_port" --interval 100ms --data-dir "$work/rss-data" --log-level warn &
-agent=$!
-pids+=("$agent")
-wait_ready "http://127.0.0.1:$rss_port/readyz" "$agent"
-start=$(date +%s)
-scrapes=0
-while [ $(($(date +%s) - start)) -lt "$rss_seconds" ]; do
-  curl -fsS --max-time 2 -H 'Accept-Encoding: gzip' -o /dev/null "http://127.0.0.1:$rss_port/metrics" && scrapes=$((scrapes + 1))
-  sleep 0.5
-done
-agent_ticks=$(curl -fsS --max-time 2 "http://127.0.0.1:$rss_port/metrics" | awk '$1 == "gpuwatch_ticks_total" {print $2}')
-# Where each MiB goes (heap, arenas, stacks, the binary, each shared library), from the agent's smaps.
-python3 "$here/rss_split.py" "$agent" >"$results/rss-split.json"
-cat >"$results/rss.json" <<JSON
-{"benchmark": "agent_rss", "wall_seconds": $rss_seconds, "time_scale": 10, "interval_s": 0.1,
- "agent_ticks": ${agent_ticks:-0}, "scrapes": $scrapes,
- "vm_rss_kib": $(status_kib "$agent" VmRSS), "vm_hwm_kib": $(status_kib "$agent" VmHWM), "target_rss_mib": 20}
-JSON
-kill "$agent"
-wait "$agent" 2>/dev/null || true
+BENCH_RSS_SECONDS=$rss_seconds BENCH_RSS_PORT=$((port_base + 1)) "$here/agent_rss.sh" "$build"
 
 echo "== 3/3 /metrics serving: wrk -t1 -c$wrk_connections -d${wrk_seconds}s, one server after the other =="
 serve_port=$((port_base + 2)) ne_port=$((port_base + 3)) tf_port=$((port_base + 4))

@@ -9,6 +9,7 @@
 #include "core/scrape_result.h"
 #include "exposition/catalogue_family.h"
 #include "exposition/native_metrics.h"
+#include "remote_write/wire_format_module.h"
 #include "store/snapshot_history.h"
 
 namespace gpuwatch {
@@ -23,14 +24,15 @@ constexpr std::int64_t kForgetProcessSeriesMs = 10 * 60 * 1000;
 
 RemoteWriteSink::RemoteWriteSink(const std::vector<RemoteWriteTarget>& targets, const std::string& queue_dir,
                                  std::shared_ptr<const PublishedState> published, Labels target_labels,
-                                 std::size_t max_process_series)
-    : published_(std::move(published)),
+                                 std::size_t max_process_series, const std::string& module_path)
+    : format_(remote_write::open_wire_format(module_path)),
+      published_(std::move(published)),
       target_labels_(std::move(target_labels)),
       cap_(max_process_series, kForgetProcessSeriesMs) {
   std::filesystem::create_directories(queue_dir);
   for (const auto& target : targets) {
     receivers_.push_back(Receiver{remote_write::SeriesFilter(target.filters),
-                                  std::make_unique<remote_write::RemoteWriter>(target, queue_dir)});
+                                  std::make_unique<remote_write::RemoteWriter>(target, queue_dir, format_)});
   }
 }
 
@@ -89,7 +91,9 @@ void RemoteWriteSink::consume(const SnapshotPtr& snapshot) {
     }
     swept_at_ms_ = t;
   }
-  Requests requests(receivers_.size());
+  Requests requests;
+  requests.reserve(receivers_.size());
+  for (std::size_t i = 0; i < receivers_.size(); ++i) requests.emplace_back(*format_);
   for (const auto& family : native_families(*snapshot)) add_family(family, t, requests);
   if (published_) {
     const PublishedFamilies published = published_->stored_families();

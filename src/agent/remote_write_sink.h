@@ -27,10 +27,13 @@ class RemoteWriteSink final : public SnapshotSink {
   // series that lacks them, as a scrape would add them (instance, job), so that a fleet's series of one
   // node are told from another's and the receiver holds the series the agent's own query API answers.
   // max_process_series: the history's per-process series cap (store::ProcessSeriesCap), so that a receiver
-  // holds the series the history holds. Throws when a queue cannot be opened or a target is unusable.
+  // holds the series the history holds. module_path: the remote-write module (wire_format_module.h; "" =
+  // the one next to the binary, else the installed one). Throws when the module cannot be loaded
+  // (remote_write::ModuleMissing), a queue cannot be opened or a target is unusable.
   RemoteWriteSink(const std::vector<RemoteWriteTarget>& targets, const std::string& queue_dir,
                   std::shared_ptr<const PublishedState> published, Labels target_labels = {},
-                  std::size_t max_process_series = kDefaultMaxProcessSeries);
+                  std::size_t max_process_series = kDefaultMaxProcessSeries,
+                  const std::string& module_path = "");
   std::string_view name() const override { return "remote_write"; }
   void consume(const SnapshotPtr& snapshot) override;
   SinkQueueOptions queue() const override { return {32, WhenFull::kDropNewest}; }
@@ -58,6 +61,7 @@ class RemoteWriteSink final : public SnapshotSink {
   void add_scrape(const ScrapeResult& scrape, Requests& out);
   void add(const Labels& labels, std::int64_t t, double value, Requests& out);
 
+  std::shared_ptr<const remote_write::WireFormat> format_;
   std::vector<Receiver> receivers_;
   std::shared_ptr<const PublishedState> published_;
   Labels target_labels_;

@@ -2,6 +2,8 @@
 // a block per GPU with bars and health marks, history plots, the alerts that hold, a process table sorted and
 // filtered by key, and a help line. It reads a running agent (--url) or the GPUs itself (the agent's
 // collector, on a thread of its own): either way the drawing thread never waits for a device or the network.
+#include <curses.h>  // the key codes (ERR, KEY_RESIZE) only: the library is the terminal module's
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -31,7 +33,7 @@ struct TopArgs {
 // or SIGHUP.
 void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, const SignalWaiter& signals,
                 const top::Wakeup& wakeup) {
-  top::Terminal terminal;
+  const std::shared_ptr<top::Terminal> terminal = top::open_terminal();
   top::ViewState view;
   top::History history;
   auto next_draw = std::chrono::steady_clock::now();
@@ -46,7 +48,7 @@ void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, co
         history.add(*frame);
         drawn = frame->snapshot;
       }
-      terminal.paint(top::render(frame.get(), history, view, {terminal.size(), interval, wall_unix_ms()}));
+      terminal->paint(top::render(frame.get(), history, view, {terminal->size(), interval, wall_unix_ms()}));
       // The next draw: a new reading, a key, or half an interval past when the next reading was due (so that
       // ages move on while readings are late). A timer at one interval would fire just before most readings
       // and draw every one twice.
@@ -57,8 +59,8 @@ void run_screen(top::FrameSource& source, std::chrono::milliseconds interval, co
     wakeup.wait(std::chrono::duration_cast<std::chrono::milliseconds>(next_draw - now) +
                 std::chrono::milliseconds(1));
     // Every key that came (ncurses may hold more than one), without waiting.
-    for (int key = terminal.read_key(std::chrono::milliseconds(0)); key != ERR;
-         key = terminal.read_key(std::chrono::milliseconds(0))) {
+    for (int key = terminal->read_key(std::chrono::milliseconds(0)); key != ERR;
+         key = terminal->read_key(std::chrono::milliseconds(0))) {
       if (key != KEY_RESIZE) top::apply_key(view, key);
       dirty = true;
     }

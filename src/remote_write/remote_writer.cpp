@@ -12,20 +12,22 @@ constexpr std::chrono::milliseconds kMaxBackoff{10'000};
 constexpr auto kWarnEvery = std::chrono::minutes(1);
 
 // One request of the batch's: protobuf appends the repeated fields of concatenated messages.
-std::string merged(const QueuedBatch& batch) {
+std::string merged(const QueuedBatch& batch, const WireFormat& format) {
   if (batch.requests.size() == 1) return batch.requests.front();
   std::string raw;
   for (const auto& request : batch.requests) {
-    if (auto r = snappy_uncompress(request)) raw += *r;  // a damaged record is left out, not sent
+    if (auto r = format.uncompress(request)) raw += *r;  // a damaged record is left out, not sent
   }
-  return snappy_compress(raw);
+  return format.compress(raw);
 }
 
 }  // namespace
 
-RemoteWriter::RemoteWriter(const RemoteWriteTarget& target, const std::string& queue_dir)
+RemoteWriter::RemoteWriter(const RemoteWriteTarget& target, const std::string& queue_dir,
+                           std::shared_ptr<const WireFormat> format)
     : name_(target.name),
       url_(target.url),
+      format_(std::move(format)),
       queue_(queue_dir + "/" + target.name + ".sqlite", target.queue_max_size),
       client_(target),
       sender_([this](std::stop_token stop) { run(stop); }) {}
@@ -39,7 +41,7 @@ void RemoteWriter::enqueue(const WriteRequestBuilder& request) {
   if (request.samples() == 0) return;
   // Compressed on disk: a sample's labels repeat in every request, and snappy takes most of them out.
   const std::size_t dropped =
-      queue_.push(snappy_compress(request.serialize()), request.samples(), request.newest_ms());
+      queue_.push(format_->compress(request.serialize()), request.samples(), request.newest_ms());
   if (dropped > 0) dropped_queue_full_ += dropped;
   {
     std::lock_guard lock(mu_);
@@ -72,7 +74,7 @@ void RemoteWriter::run(std::stop_token stop) {
       pending_ = false;
       continue;
     }
-    const std::string body = merged(*batch);
+    const std::string body = merged(*batch, *format_);
     const SendOutcome outcome = client_.send(body);
     if (stop.stop_requested()) return;  // an aborted send says nothing about the receiver
     if (outcome.kind == SendOutcome::Kind::kRetry) {

@@ -38,9 +38,11 @@ struct RemoteWriteStats {
 
 class RemoteWriter {
  public:
-  // The queue is `<queue_dir>/<target.name>.sqlite`. Throws when it cannot be opened or the target is
-  // unusable (store::StoreError, std::runtime_error). Starts sending at once.
-  RemoteWriter(const RemoteWriteTarget& target, const std::string& queue_dir);
+  // The queue is `<queue_dir>/<target.name>.sqlite`; format: the module's, which compresses what is queued.
+  // Throws when the queue cannot be opened or the target is unusable (store::StoreError, std::runtime_error).
+  // Starts sending at once.
+  RemoteWriter(const RemoteWriteTarget& target, const std::string& queue_dir,
+               std::shared_ptr<const WireFormat> format);
   ~RemoteWriter();  // stops the sender; an answer being waited for is given up (the batch stays queued)
   RemoteWriter(const RemoteWriter&) = delete;
   RemoteWriter& operator=(const RemoteWriter&) = delete;
@@ -59,6 +61,7 @@ class RemoteWriter {
 
   std::string name_;
   std::string url_;
+  std::shared_ptr<const WireFormat> format_;
   DiskQueue queue_;
   ReceiverClient client_;
   mutable std::mutex mu_;

@@ -8,12 +8,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include <absl/time/civil_time.h>
-#include <absl/time/time.h>
+#include "slo/civil_calendar.h"
 
 namespace gpuwatch::slo {
 
@@ -36,23 +36,25 @@ std::string describe(const CalendarPeriod& p);
 // Prometheus, which has no calendar.
 std::chrono::milliseconds nominal_length(const CalendarPeriod& p);
 
+// Months in one period of a calendar counted in months (a month, quarter or year).
+inline std::int64_t months_of(const CalendarPeriod& p) {
+  return p.count * (p.unit == CalendarUnit::kMonth ? 1 : p.unit == CalendarUnit::kQuarter ? 3 : 12);
+}
+
+// The periods of a calendar, from the calendar module (slo/civil_calendar.h), loaded when the first clock is
+// made.
 class CalendarClock {
  public:
-  // Throws std::invalid_argument when the time zone is unknown or the start time not "YYYY-MM-DD hh:mm:ss".
-  explicit CalendarClock(const CalendarPeriod& period);
-  struct Bounds {
-    std::int64_t start_ms = 0;  // the period's first millisecond (ms since the epoch)
-    std::int64_t end_ms = 0;    // the next period's first
-  };
+  // Throws std::invalid_argument when the time zone is unknown, the start time not "YYYY-MM-DD hh:mm:ss", or
+  // the calendar module cannot be loaded ("module_missing: " and the path). module_path: "" = the module next
+  // to the binary, else the installed one.
+  explicit CalendarClock(const CalendarPeriod& period, const std::string& module_path = "");
+  using Bounds = CalendarBounds;
   // The period that holds t_ms.
-  Bounds period_of(std::int64_t t_ms) const;
+  Bounds period_of(std::int64_t t_ms) const { return calendar_->period_of(t_ms); }
 
  private:
-  std::int64_t start_of(std::int64_t k) const;  // the start of the k-th period from the calendar's start
-
-  CalendarPeriod period_;
-  absl::TimeZone zone_;
-  absl::CivilSecond start_;
+  std::shared_ptr<const CivilCalendar> calendar_;  // never null; holds the module loaded
 };
 
 }  // namespace gpuwatch::slo

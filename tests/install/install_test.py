@@ -37,6 +37,12 @@ CONFIG = "etc/gpuwatch/gpuwatch.yaml"
 SIM_DIR = "usr/lib/gpuwatch/sim"
 # The kubelet source's gRPC client, loaded only when a pod-resources socket is configured.
 KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
+# Remote write's protobuf and snappy, loaded only when a receiver is configured.
+REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
+# top's ncurses terminal, loaded by `gpuwatch top` only.
+TERMINAL_MODULE = "usr/lib/gpuwatch/gpuwatch-terminal.so"
+# Calendar SLO periods' civil time (abseil), loaded only for a calendar period.
+CALENDAR_MODULE = "usr/lib/gpuwatch/gpuwatch-calendar.so"
 
 
 class Failure(Exception):
@@ -121,6 +127,9 @@ def expected_files():
         f"{SIM_DIR}/libnvml-sim.so",
         f"{SIM_DIR}/libnvidia-ml.so.1",
         KUBELET_MODULE,
+        REMOTE_WRITE_MODULE,
+        TERMINAL_MODULE,
+        CALENDAR_MODULE,
         UNIT,
         "usr/lib/sysusers.d/gpuwatch.conf",
         CONFIG,
@@ -410,6 +419,8 @@ def make_install():
     install_into(dest, "/usr/local")
     tree = os.path.join(dest, "usr/local")
     for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-kubelet.so",
+              "lib/gpuwatch/gpuwatch-remote-write.so", "lib/gpuwatch/gpuwatch-terminal.so",
+              "lib/gpuwatch/gpuwatch-calendar.so",
               "lib/systemd/system/gpuwatch.service",
               "lib/sysusers.d/gpuwatch.conf", "etc/gpuwatch/gpuwatch.yaml", "share/man/man1/gpuwatch.1.gz",
               "share/gpuwatch/scenarios/incidents-8xh200.yaml", "share/doc/gpuwatch/runbooks/GpuXidCritical.md"):
@@ -427,6 +438,11 @@ def make_install():
           f"{status.stdout[-1500:]}{status.stderr[-1500:]}")
     check(os.path.join(ARGS.build, "sim-lib") not in status.stdout + status.stderr,
           "the installed binary used the build tree's simulator")
+    # ... and the installed modules: top loads its terminal module, whose own check then refuses a pipe.
+    top = run([os.path.join(tree, "bin/gpuwatch"), "top", "--sim-scenario",
+               os.path.join(tree, "share/gpuwatch/scenarios/healthy-8xh200.yaml")], timeout=60)
+    check("top draws on a terminal" in top.stderr and "module_missing" not in top.stderr,
+          f"the installed gpuwatch top did not load the installed terminal module:\n{top.stderr[-1500:]}")
 
     # An edited config survives a reinstall; the example stays beside the docs.
     config = os.path.join(tree, "etc/gpuwatch/gpuwatch.yaml")
@@ -447,7 +463,7 @@ def make_install():
           f"PREFIX=/usr unit: ExecStart={keys['ExecStart']}")
     shutil.rmtree(base, ignore_errors=True)
     print("ok: make install honours DESTDIR and PREFIX (/usr/local, /usr); the installed binary finds its "
-          "simulator; an edited config is kept")
+          "simulator and its modules; an edited config is kept")
 
 
 # ---------------------------------------------------------------------------------------------------------------

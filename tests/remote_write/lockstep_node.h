@@ -66,7 +66,7 @@ class LockstepNode {
     store_ = store::Store::open(so);
     history_ = std::make_unique<store::SnapshotHistory>(store_, options.max_process_series);
     sink_ = std::make_unique<RemoteWriteSink>(targets, dir_.path() + "/remote-write", nullptr, Labels{},
-                                              options.max_process_series);
+                                              options.max_process_series, GPUWATCH_REMOTE_WRITE_MODULE);
   }
 
   // Moves scenario time to `seconds` tick by tick; each snapshot goes to the receivers' queues and the

@@ -1,11 +1,19 @@
 #include <gtest/gtest.h>
 
+#include "remote.pb.h"
 #include "remote_write/receiver_client.h"
 #include "remote_write/series_filter.h"
+#include "remote_write/wire_format_module.h"
 #include "remote_write/write_request.h"
 
 namespace gpuwatch::remote_write {
 namespace {
+
+// The module the agent loads, from the build tree; the test decodes with the same generated messages.
+const WireFormat& wire() {
+  static const auto format = open_wire_format(GPUWATCH_REMOTE_WRITE_MODULE);
+  return *format;
+}
 
 Labels gpu_labels(const std::string& name, const std::string& gpu) {
   Labels l{{"__name__", name}, {"gpu", gpu}};
@@ -14,12 +22,12 @@ Labels gpu_labels(const std::string& name, const std::string& gpu) {
 }
 
 TEST(WriteRequest, SurvivesSnappyAndProtobufAsAReceiverDecodesIt) {
-  WriteRequestBuilder b;
+  WriteRequestBuilder b(wire());
   b.add(gpu_labels("gpu_power_watts", "0"), 1000, 312.5);
   b.add(gpu_labels("gpu_power_watts", "1"), 1000, 98.25);
   EXPECT_EQ(b.samples(), 2u);
   EXPECT_EQ(b.newest_ms(), 1000);
-  const auto raw = snappy_uncompress(snappy_compress(b.serialize()));
+  const auto raw = wire().uncompress(wire().compress(b.serialize()));
   ASSERT_TRUE(raw);
   prometheus::WriteRequest decoded;
   ASSERT_TRUE(decoded.ParseFromString(*raw));
@@ -37,7 +45,7 @@ TEST(WriteRequest, SurvivesSnappyAndProtobufAsAReceiverDecodesIt) {
 
 TEST(WriteRequest, ConcatenatedRequestsAreOneRequestWithAllTheirSeries) {
   // The disk queue batches requests by putting their bytes one after the other.
-  WriteRequestBuilder first, second;
+  WriteRequestBuilder first(wire()), second(wire());
   first.add(gpu_labels("gpu_temperature_celsius", "0"), 1000, 41);
   second.add(gpu_labels("gpu_temperature_celsius", "0"), 2000, 42);
   second.add(gpu_labels("gpu_temperature_celsius", "1"), 2000, 43);
@@ -50,7 +58,29 @@ TEST(WriteRequest, ConcatenatedRequestsAreOneRequestWithAllTheirSeries) {
 }
 
 TEST(WriteRequest, NotSnappyIsSaidSo) {
-  EXPECT_FALSE(snappy_uncompress("\xff\xff\xff\xff\xff not snappy"));
+  EXPECT_FALSE(wire().uncompress("\xff\xff\xff\xff\xff not snappy"));
+}
+
+// Without its module remote write is off, and the reason says which file and why.
+TEST(WireFormatModule, AMissingModuleIsRefusedWithItsPath) {
+  try {
+    open_wire_format("/nonexistent/gpuwatch-remote-write.so");
+    FAIL() << "a missing module loaded";
+  } catch (const ModuleMissing& e) {
+    const std::string why = e.what();
+    EXPECT_EQ(why.rfind("module_missing: ", 0), 0u) << why;
+    EXPECT_NE(why.find("/nonexistent/gpuwatch-remote-write.so"), std::string::npos) << why;
+  }
+}
+
+TEST(WireFormatModule, AModuleWithoutTheEntryPointIsRefused) {
+  // A shared library that loads but is not the remote-write module (the simulator's, say).
+  try {
+    open_wire_format(GPUWATCH_NOT_A_REMOTE_WRITE_MODULE);
+    FAIL() << "the simulator loaded as the remote-write module";
+  } catch (const ModuleMissing& e) {
+    EXPECT_NE(std::string(e.what()).find("gpuwatch_remote_write_open_v1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SeriesFilter, KeepAndDropRulesApplyInOrderOnJoinedLabels) {

@@ -58,12 +58,33 @@ TEST(CalendarPeriod, CountsFromTheStartTimeInTheSpecsTimeZone) {
   EXPECT_EQ(odd.period_of(utc_ms(2026, 1, 1)).start_ms, utc_ms(2025, 11, 15, 12));
 }
 
+// Why a clock of `p` cannot be made ("" when it can).
+std::string refusal(const CalendarPeriod& p, const std::string& module_path = "") {
+  try {
+    CalendarClock clock(p, module_path);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(CalendarPeriod, UnknownZonesAndStartsAreRefused) {
-  EXPECT_THROW(CalendarClock(period("1M", "Mars/Olympus")), std::invalid_argument);
-  EXPECT_THROW(CalendarClock(period("1M", "UTC", "first of the month")), std::invalid_argument);
+  EXPECT_NE(refusal(period("1M", "Mars/Olympus")).find("unknown time zone \"Mars/Olympus\""),
+            std::string::npos)
+      << refusal(period("1M", "Mars/Olympus"));
+  EXPECT_NE(refusal(period("1M", "UTC", "first of the month")).find("expected YYYY-MM-DD hh:mm:ss"),
+            std::string::npos);
   EXPECT_FALSE(parse_calendar_duration("1x").has_value());
   EXPECT_FALSE(parse_calendar_duration("M").has_value());
   EXPECT_FALSE(parse_calendar_duration("0M").has_value());
+}
+
+// Calendar periods come from the calendar module (abseil's civil time): without it a calendar SLO is refused
+// with the reason, and nothing else needs it.
+TEST(CalendarPeriod, WithoutItsModuleACalendarIsRefusedWithThePath) {
+  const std::string why = refusal(period("1M"), "/nonexistent/gpuwatch-calendar.so");
+  EXPECT_EQ(why.rfind("module_missing: ", 0), 0u) << why;
+  EXPECT_NE(why.find("/nonexistent/gpuwatch-calendar.so"), std::string::npos) << why;
 }
 
 const char* kCalendarSlo = R"(apiVersion: openslo/v1

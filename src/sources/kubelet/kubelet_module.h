@@ -7,13 +7,10 @@
 #include <string>
 #include <variant>
 
+#include "core/optional_module.h"
 #include "sources/kubelet/pod_resources_api.h"
 
 namespace gpuwatch::kubelet {
-
-// The module found next to the binary: <bindir>/gpuwatch-kubelet.so in a build tree, else the installed
-// PREFIX/lib/gpuwatch/gpuwatch-kubelet.so. The first that exists; the installed path when neither does.
-std::string default_module_path();
 
 // A client made by the module, holding the module loaded for as long as the client lives.
 class ModuleClient {
@@ -22,16 +19,14 @@ class ModuleClient {
   PodResourcesApi* operator->() const { return client_.get(); }
 
  private:
-  struct Closer {
-    void operator()(void* handle) const;
-  };
   friend std::variant<ModuleClient, PodResourcesError> open_pod_resources(const std::string&,
                                                                           const std::string&);
-  std::unique_ptr<void, Closer> handle_;     // declared first: closed after the client is gone
+  OptionalModule module_;                    // declared first: closed after the client is gone
   std::unique_ptr<PodResourcesApi> client_;  // never null
 };
 
-// Loads module_path ("" = default_module_path()) and makes a client of socket_path with it.
+// Loads module_path ("" = the default gpuwatch-kubelet.so, default_module_path) and makes a client of
+// socket_path with it.
 std::variant<ModuleClient, PodResourcesError> open_pod_resources(const std::string& socket_path,
                                                                  const std::string& module_path);
 

@@ -27,7 +27,7 @@ struct KubeletRead {
 class KubeletReader {
  public:
   static constexpr std::int64_t kCarryMs = 60'000;
-  // module_path: the kubelet module; "" = the one next to the binary (default_module_path()).
+  // module_path: the kubelet module; "" = the one next to the binary (default_module_path).
   explicit KubeletReader(const std::string& socket_path, const std::string& module_path = "");
   KubeletRead read(std::int64_t now_ms, std::chrono::milliseconds deadline);
 

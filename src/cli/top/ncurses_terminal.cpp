@@ -1,5 +1,5 @@
-#include "cli/top/terminal.h"
-
+// The terminal module (gpuwatch-terminal.so): top's terminal through ncurses, and the module's one export.
+#include <curses.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+
+#include "cli/top/terminal.h"
 
 namespace gpuwatch::top {
 namespace {
@@ -29,9 +31,33 @@ constexpr StyleLook kLooks[] = {
     {COLOR_CYAN, A_BOLD},     // kKey
 };
 
-}  // namespace
+class NcursesTerminal final : public Terminal {
+ public:
+  // Throws std::runtime_error when standard output is not a terminal ncurses knows ($TERM).
+  NcursesTerminal();
+  ~NcursesTerminal() override;
+  NcursesTerminal(const NcursesTerminal&) = delete;
+  NcursesTerminal& operator=(const NcursesTerminal&) = delete;
 
-Terminal::Terminal() {
+  ScreenSize size() const override;
+  void paint(const Screen& screen) override;
+  int read_key(std::chrono::milliseconds wait) override;
+
+ private:
+  struct ScreenDeleter {
+    void operator()(SCREEN* s) const { delscreen(s); }
+  };
+  void paint_line(const ScreenLine& line);
+
+  std::unique_ptr<SCREEN, ScreenDeleter> screen_;
+  bool colour_ = false;
+  // What is on the terminal, to rewrite only the lines that changed: most of a screen is the same from one
+  // reading to the next, and handing ncurses every cell again costs more than the rest of a refresh.
+  Screen painted_;
+  ScreenSize painted_size_{0, 0};
+};
+
+NcursesTerminal::NcursesTerminal() {
   if (::isatty(STDOUT_FILENO) != 1 || ::isatty(STDIN_FILENO) != 1)
     throw std::runtime_error("top draws on a terminal: standard input and output must be one");
   // The plots' block characters are UTF-8: ncursesw writes them in the user's locale's encoding.
@@ -54,18 +80,18 @@ Terminal::Terminal() {
   }
 }
 
-Terminal::~Terminal() {
+NcursesTerminal::~NcursesTerminal() {
   endwin();
   std::fflush(stdout);
 }
 
-ScreenSize Terminal::size() const {
+ScreenSize NcursesTerminal::size() const {
   int rows = 0, cols = 0;
   getmaxyx(stdscr, rows, cols);
   return {rows, cols};
 }
 
-void Terminal::paint(const Screen& screen) {
+void NcursesTerminal::paint(const Screen& screen) {
   const ScreenSize s = size();
   if (s.rows != painted_size_.rows || s.cols != painted_size_.cols) {
     erase();  // a new size: ncurses redraws it all, and nothing painted before is known to be there
@@ -85,7 +111,7 @@ void Terminal::paint(const Screen& screen) {
   refresh();
 }
 
-void Terminal::paint_line(const ScreenLine& line) {
+void NcursesTerminal::paint_line(const ScreenLine& line) {
   for (const Span& span : line) {
     const auto i = static_cast<std::size_t>(span.style);
     attr_t attributes = kLooks[i].attributes;
@@ -96,9 +122,21 @@ void Terminal::paint_line(const ScreenLine& line) {
   }
 }
 
-int Terminal::read_key(std::chrono::milliseconds wait) {
+int NcursesTerminal::read_key(std::chrono::milliseconds wait) {
   timeout(static_cast<int>(wait.count()));
   return getch();
 }
 
+}  // namespace
 }  // namespace gpuwatch::top
+
+extern "C" void gpuwatch_terminal_open_v1(std::unique_ptr<gpuwatch::top::Terminal>* out, std::string* error) {
+  try {
+    *out = std::make_unique<gpuwatch::top::NcursesTerminal>();
+  } catch (const std::exception& e) {
+    *error = e.what();
+  }
+}
+
+// The type the loader casts the symbol to is the one this definition has.
+static_assert(std::is_same_v<decltype(gpuwatch_terminal_open_v1), gpuwatch::top::OpenTerminal>);
