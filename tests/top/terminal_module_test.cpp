@@ -28,7 +28,7 @@ TEST(TerminalModule, AMissingModuleIsRefusedWithItsPath) {
 }
 
 TEST(TerminalModule, ALibraryWithoutTheEntryPointIsRefused) {
-  // A shared library that loads but is not the terminal module (the simulator's, say).
+  // A shared library that loads but is not the terminal module.
   const std::string why = open_error(GPUWATCH_NOT_A_TERMINAL_MODULE);
   EXPECT_EQ(why.rfind("module_missing: ", 0), 0u) << why;
   EXPECT_NE(why.find("gpuwatch_terminal_open_v1"), std::string::npos) << why;
