@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "alerting/alert_state_file.h"
 #include "alerting/alerting_service.h"
@@ -58,10 +59,11 @@ void run_then_kill(const TempDir& dir, const std::vector<Condition>& held, std::
   for (const std::int64_t t : times) service.evaluate(held, t);
 }
 
-const Alert* find(const std::vector<Alert>& alerts, const std::string& name) {
+// A copy: the service hands out its alerts by value, so a pointer into them would outlive them.
+std::optional<Alert> find(const std::vector<Alert>& alerts, const std::string& name) {
   for (const Alert& a : alerts)
-    if (a.alertname() == name) return &a;
-  return nullptr;
+    if (a.alertname() == name) return a;
+  return std::nullopt;
 }
 
 TEST(AlertStateFile, RoundTrip) {
@@ -95,8 +97,8 @@ TEST(AlertStateFile, RoundTrip) {
     EXPECT_EQ(b.for_duration, a.for_duration);
   }
   EXPECT_EQ(lifecycle_key(back), lifecycle_key(state));
-  const Alert* x = find(back.alerts, "GpuXidCritical");
-  ASSERT_NE(x, nullptr);
+  std::optional<Alert> x = find(back.alerts, "GpuXidCritical");
+  ASSERT_TRUE(x.has_value());
   EXPECT_EQ(x->state, AlertState::kFiring);
   EXPECT_EQ(x->held_until_ms, kT0 + kHourMs);
 }
@@ -141,8 +143,8 @@ TEST(AlertStateRestart, AnEventAlertHoldsItsOriginalHour) {
   run_then_kill(dir, {xid(kT0)}, {kT0, kT0 + 10'000});
   AlertingService again(options(dir.path.string()), [] { return kT0; });
   again.evaluate({}, kT0 + 20 * 60'000);  // 20 minutes later: longer than the grace, shorter than the hold
-  const Alert* a = find(again.alerts(), "GpuXidCritical");
-  ASSERT_NE(a, nullptr);
+  std::optional<Alert> a = find(again.alerts(), "GpuXidCritical");
+  ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->state, AlertState::kFiring);
   EXPECT_EQ(a->active_at_ms, kT0);
   EXPECT_EQ(a->fired_at_ms, kT0);
@@ -150,7 +152,7 @@ TEST(AlertStateRestart, AnEventAlertHoldsItsOriginalHour) {
   EXPECT_EQ(find(again.alerts(), "GpuXidCritical")->state, AlertState::kFiring);
   again.evaluate({}, kT0 + kHourMs + 1000);
   a = find(again.alerts(), "GpuXidCritical");
-  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->state, AlertState::kResolved);
   EXPECT_EQ(a->resolved_at_ms, kT0 + kHourMs + 1000);
 }
@@ -166,15 +168,15 @@ TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
     again.evaluate(held, kT0 + 50'000);
     EXPECT_EQ(find(again.alerts(), "GpuPcieLinkDegraded")->state, AlertState::kPending);
     again.evaluate(held, kT0 + 60'000);
-    const Alert* a = find(again.alerts(), "GpuPcieLinkDegraded");
+    std::optional<Alert> a = find(again.alerts(), "GpuPcieLinkDegraded");
     EXPECT_EQ(a->state, AlertState::kFiring);
     EXPECT_EQ(a->active_at_ms, kT0);
     again.evaluate(held, kT0 + 70'000);
   }
   AlertingService third(options(dir.path.string()), [] { return kT0; });
   third.evaluate(held, kT0 + 5 * 60'000);
-  const Alert* a = find(third.alerts(), "GpuPcieLinkDegraded");
-  ASSERT_NE(a, nullptr);
+  std::optional<Alert> a = find(third.alerts(), "GpuPcieLinkDegraded");
+  ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->state, AlertState::kFiring);
   EXPECT_EQ(a->active_at_ms, kT0);
   EXPECT_EQ(a->fired_at_ms, kT0 + 60'000);
@@ -191,8 +193,8 @@ TEST(AlertStateRestart, ATooOldStateIsIgnored) {
   AlertingService again(options(dir.path.string()), [] { return kT0; });
   const std::int64_t later = kT0 + 70'000 + 11 * 60'000;  // past the 10-minute grace
   again.evaluate(held, later);
-  const Alert* a = find(again.alerts(), "GpuPcieLinkDegraded");
-  ASSERT_NE(a, nullptr);
+  std::optional<Alert> a = find(again.alerts(), "GpuPcieLinkDegraded");
+  ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->state, AlertState::kPending);
   EXPECT_EQ(a->active_at_ms, later);
 }
