@@ -1,6 +1,5 @@
 #include "alerting/alert_state_file.h"
 
-#include <filesystem>
 #include <optional>
 #include <stdexcept>
 
@@ -8,8 +7,7 @@
 
 #include "alerting/fingerprint.h"
 #include "alerting/json_position.h"
-#include "core/file_io.h"
-#include "core/utf8.h"
+#include "core/json_text.h"
 
 namespace gpuwatch::alerting {
 namespace {
@@ -85,7 +83,7 @@ Alert parse_alert(const nlohmann::json& j, std::map<std::uint64_t, AlertState>& 
 std::string lifecycle_key(const SavedAlerts& state) {
   nlohmann::json list = nlohmann::json::array();
   for (const Alert& a : state.alerts) list.push_back(lifecycle_json(a, state.webhook_notified));
-  return list.dump();
+  return to_json_text(list);
 }
 
 std::string alert_state_json(const SavedAlerts& state) {
@@ -98,24 +96,13 @@ std::string alert_state_json(const SavedAlerts& state) {
   }
   // Labels and annotations quote what GPUs and processes said: made valid UTF-8 before they are written.
   nlohmann::json doc = {{"version", kVersion}, {"savedAtMs", state.saved_at_ms}, {"alerts", std::move(list)}};
-  return doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return to_json_text(doc, 1) + "\n";
 }
 
 SavedAlerts read_alert_state(const std::string& path, std::string& error) {
-  error.clear();
-  std::error_code missing;
-  if (!std::filesystem::exists(path, missing) && !missing) return {};
-  const auto text = read_file(path, &error);
-  if (!text) return {};
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    if (const auto at = what.find("syntax error"); at != std::string::npos) what = what.substr(at);
-    error = path + ":" + line_column(*text, e.byte) + ": invalid JSON: " + to_valid_utf8(what);
-    return {};
-  }
+  const auto document = read_json_file(path, true, error);
+  if (!document) return {};
+  const nlohmann::json& doc = *document;
   if (!doc.is_object() || !doc.contains("version") || doc["version"] != kVersion || !doc.contains("alerts") ||
       !doc["alerts"].is_array() || !doc.contains("savedAtMs") || !doc["savedAtMs"].is_number_integer()) {
     error = path + ": expected {\"version\": " + std::to_string(kVersion) +

@@ -93,9 +93,9 @@ void AlertingService::restore_saved_alerts(std::int64_t now_ms) {
                to_restore_->alerts.size(), to_restore_->saved_at_ms, now_ms - to_restore_->saved_at_ms);
 }
 
-void AlertingService::save_alerts(std::int64_t now_ms) {
+void AlertingService::save_alerts(std::vector<Alert> alerts, std::int64_t now_ms) {
   if (state_path_.empty()) return;
-  SavedAlerts state{engine_.alerts(), router_->webhook_notified(), now_ms};
+  SavedAlerts state{std::move(alerts), router_->webhook_notified(), now_ms};
   std::string key = lifecycle_key(state);
   // Unchanged lifecycles are saved again now and then, so that the time each alert was last seen holding
   // (what restore_grace is counted from) is at most this old in the file.
@@ -126,8 +126,9 @@ void AlertingService::evaluate(std::span<const Condition> conditions, std::int64
     to_restore_.reset();
   }
   const auto changed = engine_.evaluate(conditions, now_ms);
-  router_->route(engine_.alerts(), changed, now_ms);
-  save_alerts(now_ms);
+  auto alerts = engine_.alerts();  // one copy, taken under the engine's lock, for the router and the file
+  router_->route(alerts, changed, now_ms);
+  save_alerts(std::move(alerts), now_ms);
   std::lock_guard lock(evaluated_mu_);
   last_evaluation_ms_ = now_ms;
   evaluation_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -80,7 +80,7 @@ class AlertingService {
   std::optional<HttpReply> refuse_without_token(const HttpRequest& req) const;
 
   void restore_saved_alerts(std::int64_t now_ms);
-  void save_alerts(std::int64_t now_ms);
+  void save_alerts(std::vector<Alert> alerts, std::int64_t now_ms);
 
   AlertingOptions options_;
   std::function<std::int64_t()> now_;

@@ -3,37 +3,22 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "alerting/json_position.h"
-#include "core/file_io.h"
-#include "core/utf8.h"
 
 namespace gpuwatch::alerting {
 
 SilencesFile read_silences_file(const std::string& path, bool with_ids, bool missing_is_empty) {
   SilencesFile out;
-  std::error_code missing;
-  if (missing_is_empty && !std::filesystem::exists(path, missing) && !missing) return out;
   std::string error;
-  const auto read = read_file(path, &error);
-  if (!read) {
-    out.errors.push_back(error);
+  const auto document = read_json_file(path, missing_is_empty, error);
+  if (!document) {
+    if (!error.empty()) out.errors.push_back(error);
     return out;
   }
-  const std::string& text = *read;
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann's message repeats the position as a byte offset; the line and column say it for an editor.
-    std::string what = e.what();
-    if (const auto colon = what.find("syntax error"); colon != std::string::npos) what = what.substr(colon);
-    out.errors.push_back(path + ":" + line_column(text, e.byte) + ": invalid JSON: " + to_valid_utf8(what));
-    return out;
-  }
+  const nlohmann::json& j = *document;
   if (!j.is_array()) {
     out.errors.push_back(path +
                          ": expected a JSON list of silences [{matchers, startsAt, endsAt, comment}, ...]");
