@@ -13,7 +13,6 @@ PeriodWindow::PeriodWindow(const SloSpec& spec) {
 void PeriodWindow::roll(std::int64_t t_ms) {
   if (started_ && t_ms < current_.end_ms) return;
   const auto next = clock_->period_of(t_ms);
-  if (started_ && next.start_ms < current_.start_ms) return;  // time never runs back here
   current_ = next;
   started_ = true;
   sum_ = {};
