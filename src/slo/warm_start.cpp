@@ -24,9 +24,13 @@ WarmStartResult warm_start(SloEngine& engine, const SeriesSource& history, std::
   std::chrono::milliseconds lookback = std::chrono::hours(72);
   std::set<std::string> metrics;
   for (const auto& spec : engine.specs()) {
-    // A calendar period began at most one nominal length and a month's odd days ago.
-    lookback =
-        std::max(lookback, spec.period + (spec.calendar ? std::chrono::hours(48) : std::chrono::hours(0)));
+    // A calendar period from the start of the one that holds now, as its window counts it (a nominal length,
+    // a month as 30 days, would fall short of a year's or a quarter's real days).
+    const std::chrono::milliseconds period =
+        spec.calendar ? std::chrono::milliseconds(
+                            until_ms - CalendarClock(spec.calendar_period).period_of(until_ms).start_ms)
+                      : spec.period;
+    lookback = std::max(lookback, period);
     for (const auto* side : {&spec.events, &spec.total}) {
       for (const auto& s : *side) metrics.insert(s.metric);
     }

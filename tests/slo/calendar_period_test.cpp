@@ -2,12 +2,16 @@
 // change, a start time that is not midnight), and an SLO whose budget resets at the period's start.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 #include <absl/time/civil_time.h>
 #include <absl/time/time.h>
 
 #include "slo/calendar_period.h"
 #include "slo/slo_engine.h"
 #include "slo/spec_files.h"
+#include "slo/warm_start.h"
 
 namespace gpuwatch::slo {
 namespace {
@@ -158,6 +162,31 @@ TEST(CalendarPeriod, TheBudgetResetsAtThePeriodsStart) {
   EXPECT_DOUBLE_EQ(s.budget_remaining, 1);
   EXPECT_DOUBLE_EQ(s.sli_period, 1);
   EXPECT_NEAR(s.burn_rate.at("1d"), 2, 0.05);
+}
+
+// A history that answers nothing and notes from when it was asked.
+class EarliestAsked final : public SeriesSource {
+ public:
+  std::vector<SeriesPoints> select(std::span<const LabelMatcher>, std::int64_t min_t,
+                                   std::int64_t) const override {
+    earliest = std::min(earliest, min_t);
+    return {};
+  }
+  std::vector<Labels> series(std::span<const LabelMatcher>, std::int64_t, std::int64_t) const override {
+    return {};
+  }
+  mutable std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
+};
+
+// After a restart on 30 December a yearly budget is read back from 1 January: the year's real days, not its
+// nominal length (twelve 30-day months).
+TEST(CalendarPeriod, AWarmStartReadsTheHistoryFromThePeriodsStart) {
+  std::string yearly = kCalendarSlo;
+  yearly.replace(yearly.find("duration: 1M"), 12, "duration: 1Y");
+  SloEngine engine(parse_slo_text(yearly, "calendar.yaml"));
+  EarliestAsked history;
+  warm_start(engine, history, utc_ms(2026, 12, 30));
+  EXPECT_EQ(history.earliest, utc_ms(2026, 1, 1));
 }
 
 TEST(CalendarPeriod, ErrorsInTheCalendarSayFileLineAndWhy) {
