@@ -115,11 +115,22 @@ class Identities {
   // The one pod container a device was allocated to at a time (its gpu_allocation_info series with a point
   // then: written with the same snapshot as the device's values), or kNone: allocated to nobody, to several
   // (time-sliced) or to a batch job; /metrics?naming=dcgm labels a GPU with its pod only when it has one.
-  std::size_t holder_at(const std::string& uuid, std::int64_t t) const {
+  // Looked up by device once, then by time for each of its points.
+  class Holders {
+   public:
+    explicit Holders(const std::map<std::int64_t, std::size_t>* times) : times_(times) {}
+    std::size_t at(std::int64_t t) const {
+      if (times_ == nullptr) return kNone;
+      const auto it = times_->find(t);
+      return it == times_->end() ? kNone : it->second;
+    }
+
+   private:
+    const std::map<std::int64_t, std::size_t>* times_;
+  };
+  Holders holders_of(const std::string& uuid) const {
     const auto device = holder_times_.find(uuid);
-    if (device == holder_times_.end()) return kNone;
-    const auto it = device->second.find(t);
-    return it == device->second.end() ? kNone : it->second;
+    return Holders(device == holder_times_.end() ? nullptr : &device->second);
   }
   const Labels* holder(std::size_t i) const { return i == kNone ? nullptr : &holders_[i]; }
   // Whether the history has any pod allocation in the range.
@@ -317,8 +328,9 @@ void DcgmSeriesSource::for_each_dcgm_series(
           // Points by the identity and holder that held at their time: one group unless they changed in the
           // range.
           std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::vector<Point>> groups;
+          const auto holders = ids.holders_of(uuid);
           for (const Point& p : points)
-            groups[{info.at(p.t_ms), driver.at(p.t_ms), ids.holder_at(uuid, p.t_ms)}].push_back(p);
+            groups[{info.at(p.t_ms), driver.at(p.t_ms), holders.at(p.t_ms)}].push_back(p);
           for (auto& [key, group] : groups) {
             const auto& [info_set, driver_set, holder] = key;
             Labels dcgm = dcgm_series_labels(*f, labels, info.get(info_set), driver.get(driver_set),

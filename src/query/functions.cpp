@@ -30,7 +30,6 @@ FunctionDef extreme_fn(std::string_view name, WindowFn fn, int extreme) {
   d.extreme = extreme;
   return d;
 }
-// A window function with scalar parameters before (quantile_over_time) or after the range.
 // rate and increase: windows without a counter reset (SlidingResets) skip the walk that adds them back.
 FunctionDef counter_fn(std::string_view name, WindowFn fn, WindowFn without_resets) {
   FunctionDef d = window_fn(name, fn);
@@ -38,6 +37,7 @@ FunctionDef counter_fn(std::string_view name, WindowFn fn, WindowFn without_rese
   return d;
 }
 
+// A window function with scalar parameters before (quantile_over_time) or after the range.
 FunctionDef window_fn_params(std::string_view name, WindowFn fn, std::vector<ValueType> types) {
   FunctionDef d = window_fn(name, fn);
   d.arg_types = std::move(types);

@@ -33,14 +33,6 @@ void kahan_add(double inc, double& sum, double& c) {
   sum = t;
 }
 
-// Whether a value is below the one before it (a counter reset); the first value counts when negative,
-// as the ordered sum below compares it with 0.
-bool has_reset(Points p) {
-  bool reset = p.front().value < 0;
-  for (std::size_t i = 1; i < p.size(); ++i) reset |= p[i].value < p[i - 1].value;
-  return reset;
-}
-
 // Prometheus's extrapolatedRate: the change over the window, counter resets added back for counters,
 // extrapolated to the window's edges when the first/last points are near them (within 1.1 average
 // intervals), else by half an interval; never extrapolated below zero for counters.
@@ -49,9 +41,9 @@ std::optional<double> extrapolated(Points p, const Window& w, bool counter, bool
                                    bool may_reset = true) {
   if (p.size() < 2) return std::nullopt;
   double result = p.back().value - p.front().value;
-  // Resets are rare: a pass that only looks for one (no loop-carried sum, so it vectorises) lets the
-  // usual window skip the ordered sum, whose additions must stay in Prometheus's order to match it.
-  if (counter && may_reset && has_reset(p)) {
+  // The resets added back in Prometheus's order, to match its sum. Only windows SlidingResets found a reset
+  // in get here (the evaluator's step loop), so there is no cheaper pass to try first.
+  if (counter && may_reset) {
     double last = 0;
     for (const auto& s : p) {
       if (s.value < last) result += last;
