@@ -58,7 +58,6 @@ class Head {
   // Drops what the head keeps of a series retention removed (its newest timestamp): without it every series
   // ever appended would keep a state here, and its label set in the index, for the life of the process.
   void forget(SeriesId id) { series_.erase(id); }
-  std::size_t series_count() const { return series_.size(); }
 
  private:
   struct State {

@@ -132,7 +132,6 @@ void Store::delete_sealed_segments() {
 
 void Store::apply_retention() {
   std::int64_t newest = 0;
-  std::set<SeriesId> held;
   {
     std::lock_guard lock(mu_);
     newest = newest_t_;
