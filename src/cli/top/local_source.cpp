@@ -2,7 +2,6 @@
 
 #include "core/duration.h"
 #include "core/wall_clock.h"
-#include "sources/host/host_snapshot.h"
 
 namespace gpuwatch::top {
 namespace {
