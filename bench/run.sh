@@ -81,7 +81,7 @@ if command -v perf >/dev/null && perf record -q -o "$work/probe.perf" true >/dev
   fi
 else
   echo "(perf is not usable here: no CPU-sample split of the collection cost)"
-  rm -f "$results/collect-cpu-split.json"
+  rm -f "$results/collect-cpu-split.json" "$results/collect-10ms-cpu-split.json"
 fi
 
 # Instruction counts under callgrind: repeatable whatever else the machine runs (CPU time here is not).

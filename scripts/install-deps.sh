@@ -38,7 +38,7 @@ if [ "${1:-all}" != "build" ]; then
     # the web dashboards' browser tests (driven by playwright-core from web/node_modules)
     chromium
     # benchmarks
-    libbenchmark-dev prometheus-node-exporter wrk hyperfine linux-perf valgrind python3
+    libbenchmark-dev prometheus-node-exporter wrk hyperfine linux-perf valgrind python3 time iproute2
     # style
     clang-format
   )

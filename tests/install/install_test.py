@@ -166,11 +166,13 @@ def deb_contents():
     link = members[f"{SIM_DIR}/libnvidia-ml.so.1"]
     check(link.issym() and link.linkname == "libnvml-sim.so",
           f"{SIM_DIR}/libnvidia-ml.so.1 should link to libnvml-sim.so, is {link.type!r} -> {link.linkname!r}")
-    # The binary links none of the kubelet module's libraries: they are mapped only where it is loaded.
+    # The binary links none of the optional modules' libraries (kubelet, remote write, terminal, calendar):
+    # they are mapped only where a module is loaded.
     elf = os.path.join(root(), "usr/bin/gpuwatch")
     needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run_ok(["readelf", "-d", elf], "readelf -d").stdout)
-    heavy = [n for n in needed if n.startswith(("libgrpc", "libgpr", "libupb", "libabsl_synchronization"))]
-    check(needed and not heavy, f"usr/bin/gpuwatch links the kubelet module's libraries: {heavy}")
+    heavy = [n for n in needed if n.startswith(("libgrpc", "libgpr", "libupb", "libabsl_", "libprotobuf", "libsnappy",
+                                                 "libncurses", "libtinfo"))]
+    check(needed and not heavy, f"usr/bin/gpuwatch links the optional modules' libraries: {heavy}")
     unexpected = [n for n in files if not n.startswith(("usr/", "etc/gpuwatch/"))]
     check(not unexpected, f"files outside /usr and /etc/gpuwatch: {unexpected}")
 
