@@ -296,7 +296,7 @@ MHD_Result HttpServer::Impl::begin(MHD_Connection* connection, std::string_view 
     if (!match.allow.empty()) {
       reply = json_reply(405, {{"error", "method " + shown_method + " not allowed on " + shown_path}});
       reply.headers.emplace_back("Allow", match.allow);
-    } else if (is_builtin_endpoint(path)) {
+    } else if (options.builtin_endpoints && is_builtin_endpoint(path)) {
       reply = json_reply(
           405, {{"error", "method " + shown_method + " not allowed on " + shown_path + "; use GET"}});
       reply.headers.emplace_back("Allow", "GET, HEAD");
