@@ -31,7 +31,7 @@ FormSizes measure(std::span<const std::int64_t> values) {
 }
 
 // The static model is kept when at most 1/kFastDecodeAllowance larger than the adaptive coder's column.
-constexpr std::size_t kFastDecodeAllowance = 16;
+constexpr std::size_t kFastDecodeAllowance = 4;
 
 }  // namespace
 

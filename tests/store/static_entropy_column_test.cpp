@@ -73,7 +73,7 @@ TEST(StaticEntropyColumn, NearTheAdaptiveCodersSizeOnPhasedNoise) {
   ByteWriter out(adaptive);
   encode_entropy_column(numbers, out);
   const auto fixed = encode(numbers);
-  // Within the sixteenth the block encoder allows it (on the shared corpus it is smaller).
+  // Well within the quarter the block encoder allows it.
   EXPECT_LE(fixed.size() * 16, adaptive.size() * 17) << fixed.size() << " against " << adaptive.size();
 }
 
