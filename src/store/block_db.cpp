@@ -19,6 +19,21 @@ BlockRow row_of(const SqliteStatement& s) {
                   s.column_blob(5)};
 }
 
+// A prepared statement over one series' blocks overlapping [min_t, max_t], bound on construction and reset
+// on destruction: that releases the read snapshot, also when a caller's callback throws.
+struct SeriesRangeRead {
+  SeriesRangeRead(SqliteStatement& s, SeriesId series, std::int64_t min_t, std::int64_t max_t)
+      : statement(s) {
+    statement.reset();
+    statement.bind(1, static_cast<std::int64_t>(series)).bind(2, min_t).bind(3, max_t);
+  }
+  ~SeriesRangeRead() { statement.reset(); }
+  SeriesRangeRead(const SeriesRangeRead&) = delete;
+  SeriesRangeRead& operator=(const SeriesRangeRead&) = delete;
+  bool step() { return statement.step(); }
+  SqliteStatement& statement;
+};
+
 }  // namespace
 
 BlockDb::BlockDb(const std::string& path, bool create) : db_(path, create) {
@@ -112,14 +127,8 @@ void BlockDb::read_blocks(SeriesId series, std::int64_t min_t, std::int64_t max_
         "SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE series_id=? AND max_t>=? AND "
         "min_t<=? ORDER BY max_t"));
   }
-  auto& s = *read_blocks_;
-  s.reset();
-  s.bind(1, static_cast<std::int64_t>(series)).bind(2, min_t).bind(3, max_t);
-  struct ResetAfter {
-    SqliteStatement& s;
-    ~ResetAfter() { s.reset(); }  // releases the read snapshot, also when `each` throws
-  } reset_after{s};
-  while (s.step()) each(row_of(s));
+  SeriesRangeRead s(*read_blocks_, series, min_t, max_t);
+  while (s.step()) each(row_of(s.statement));
 }
 
 void BlockDb::read_block_keys(SeriesId series, std::int64_t min_t, std::int64_t max_t,
@@ -130,15 +139,10 @@ void BlockDb::read_block_keys(SeriesId series, std::int64_t min_t, std::int64_t 
         db_.prepare("SELECT id, min_t, max_t, count FROM blocks WHERE series_id=? AND max_t>=? AND min_t<=? "
                     "ORDER BY max_t"));
   }
-  auto& s = *read_block_keys_;
-  s.reset();
-  s.bind(1, static_cast<std::int64_t>(series)).bind(2, min_t).bind(3, max_t);
-  struct ResetAfter {
-    SqliteStatement& s;
-    ~ResetAfter() { s.reset(); }
-  } reset_after{s};
+  SeriesRangeRead s(*read_block_keys_, series, min_t, max_t);
   while (s.step())
-    out.push_back(BlockKey{s.column_int(0), series, s.column_int(1), s.column_int(2), s.column_int(3)});
+    out.push_back(BlockKey{s.statement.column_int(0), series, s.statement.column_int(1),
+                           s.statement.column_int(2), s.statement.column_int(3)});
 }
 
 bool BlockDb::has_block(SeriesId series, std::int64_t min_t, std::int64_t max_t) {

@@ -6,12 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <limits>
 #include <random>
 #include <vector>
 
 #include "store/codec_error.h"
 #include "store/entropy_column.h"
+
+#include "series_fixtures.h"
 
 namespace gpuwatch::store {
 namespace {
@@ -43,12 +44,7 @@ std::vector<std::int64_t> phased_noise(std::mt19937_64& rng, std::size_t n) {
 }
 
 TEST(StaticEntropyColumn, KeepsExtremeNumbers) {
-  std::mt19937_64 rng(6);
-  std::vector<std::int64_t> numbers = {
-      0, -1, 1,    std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
-      0, 0,  12345};
-  for (int i = 0; i < 3000; ++i)
-    numbers.push_back(static_cast<std::int64_t>(rng() >> (rng() % 64)) * (i % 2 ? 1 : -1));
+  const std::vector<std::int64_t> numbers = testing::extreme_numbers(6);
   EXPECT_EQ(decode(encode(numbers), numbers.size()), numbers);
 }
 
