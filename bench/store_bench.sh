@@ -6,8 +6,9 @@
 #   2. parse speed of import (parse only, and import --dry-run end to end) and the codec's bytes/sample
 #   3. ingest + bytes/sample of the whole data dir: gpuwatch import, promtool tsdb create-blocks-from
 #      openmetrics, VictoriaMetrics /api/v1/import/prometheus (+ force_flush, force_merge)
-#   4. four range queries through each one's HTTP API (/api/v1/query_range), medians of QREPS runs: a-c and d
-#      (rate over a counter), the VictoriaMetrics cache off (-search.disableCache)
+#   4. five range queries through each one's HTTP API (/api/v1/query_range), medians of QREPS runs: a-c, d
+#      (rate over a counter) and e (a regex over 1,000 process series, their own corpus added after the
+#      bytes are measured), the VictoriaMetrics cache off (-search.disableCache)
 #   5. the second corpus: `gpuwatch sim export` of the incidents scenario (per-process series, GPM ratios),
 #      bytes/sample per class of series, and the agent's RSS holding it
 # Results: bench/results/store.json and store.md. Steps that need a part gpuwatch does not have yet (the store
@@ -94,6 +95,17 @@ fi
 SAMPLES=$(awk '/^TOTAL_SAMPLES/ {print $2}' "$gen/gen.log")
 rec samples "$SAMPLES"
 rec data_start "$START"
+# Shape (e)'s own corpus: 1,000 per-process series at 30 s over the same window, added to each store after
+# the shared corpus' bytes are measured (so those figures stay the shared corpus' alone).
+# Its own directory: the steps below read the shared corpus as "$gen"/*.om and *.prom.
+procs=$gen/procs
+if [ ! -f "$procs/.done-$START-$DURATION" ]; then
+  rm -rf "$procs"; mkdir -p "$procs"
+  "$py" "$here/store/gen_process_series.py" --start "$START" --duration "$DURATION" --out-prefix "$procs/procs" \
+    > "$procs/gen.log"
+  touch "$procs/.done-$START-$DURATION"
+fi
+rec process_samples "$(awk '/^TOTAL_SAMPLES/ {print $2}' "$procs/gen.log")"
 
 # ---------------------------------------------------------------- 2. parse speed and codec
 log "2. import parse speed (one core) and the codec on the same data"
@@ -127,6 +139,7 @@ if "$gpuwatch" import --data-dir "$work/probe-data" --quiet "$root/tests/ingest/
   rec gw_import_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(median "${gtimes[@]}")))")"
   rec gw_dir_bytes "$(du -sb "$gw_data" | cut -f1)"
   rec gw_bytes_per_sample "$(ratio "$(du -sb "$gw_data" | cut -f1)" "$SAMPLES")"
+  "$gpuwatch" import --data-dir "$gw_data" --quiet "$procs/procs.om" > /dev/null
 else
   rec gw_import "skipped: this build has no history store"
 fi
@@ -158,6 +171,13 @@ for i in $(seq 60); do
 done
 "$py" "$here/store/measure_dir.py" prom "$work/prom-1" > "$work/prom-size.txt"
 rec prom_bytes_per_sample "$(awk -F= '$1=="dir_bytes_per_sample" {print $2}' "$work/prom-size.txt")"
+# Shape (e)'s series: Prometheus picks up new blocks within its reload interval (1 minute).
+promtool tsdb create-blocks-from openmetrics -q "$procs/procs.om" "$work/prom-1" > /dev/null
+for i in $(seq 120); do
+  n=$(curl -sS -G "$PROM/api/v1/query" --data-urlencode 'query=count(gpu_process_memory_used_bytes{process_name=~"worker-.*"})' \
+        -d "time=$END" | "$py" -c "import json,sys; r=json.load(sys.stdin)['data']['result']; print(r[0]['value'][1] if r else 0)")
+  [ "$n" = 1000 ] && break; sleep 1
+done
 kill -STOP "$PROM_PID"
 
 log "3c. VictoriaMetrics: /api/v1/import/prometheus + force_flush"
@@ -183,6 +203,11 @@ curl -sS --fail "$VM/internal/force_merge?partition_prefix=$(date -u -d "@$START
 for i in $(seq 600); do [ "$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)" -gt "$nlog" ] && break; sleep 0.2; done
 "$py" "$here/store/measure_dir.py" vm "$work/vm-$REPS" "$SAMPLES" > "$work/vm-size.txt"
 rec vm_bytes_per_sample "$(ratio "$(awk -F= '$1=="dir_bytes" {print $2}' "$work/vm-size.txt")" "$SAMPLES")"
+curl -sS --fail -H 'Content-Type: text/plain' --data-binary @"$procs/procs.prom" "$VM/api/v1/import/prometheus"
+curl -sS --fail "$VM/internal/force_flush"
+nlog=$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)   # merged as the shared corpus was
+curl -sS --fail "$VM/internal/force_merge?partition_prefix=$(date -u -d "@$START" +%Y_%m)" > /dev/null
+for i in $(seq 600); do [ "$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)" -gt "$nlog" ] && break; sleep 0.2; done
 
 # ---------------------------------------------------------------- 4. range queries
 log "4. query_range, 1 warm-up + $QREPS runs each, curl time_total medians"
@@ -191,6 +216,8 @@ QB='avg by (gpu) (gpu_utilization_ratio)'
 QC='max_over_time(gpu_memory_used_bytes[5m])'
 # d (new key): what an energy or cost panel issues, rate over a counter summed per GPU.
 QD='sum by (gpu) (rate(gpu_energy_joules_total[5m]))'
+# e (new key): a regex selector over 1,000 process series (their own corpus, 30 s), summed per GPU.
+QE='sum by (gpu) (gpu_process_memory_used_bytes{process_name=~"worker-.*"})'
 qbench() {   # qbench NAME BASE QUERY STEP
   local i t ts=() out=$work/q-$1.json cold=
   for i in $(seq 0 "$QREPS"); do
@@ -207,9 +234,10 @@ qbench() {   # qbench NAME BASE QUERY STEP
 }
 kill -STOP "$VM_PID"; kill -CONT "$PROM_PID"
 qbench prom_a "$PROM" "$QA" 10; qbench prom_b "$PROM" "$QB" 60; qbench prom_c "$PROM" "$QC" 60
-qbench prom_d "$PROM" "$QD" 60
+qbench prom_d "$PROM" "$QD" 60; qbench prom_e "$PROM" "$QE" 60
 kill -STOP "$PROM_PID"; kill -CONT "$VM_PID"
 qbench vm_a "$VM" "$QA" 10; qbench vm_b "$VM" "$QB" 60; qbench vm_c "$VM" "$QC" 60; qbench vm_d "$VM" "$QD" 60
+qbench vm_e "$VM" "$QE" 60
 stop_pid "$VM_PID"; stop_pid "$PROM_PID"
 if [ "$have_store" = 1 ]; then
   # No GPU and no simulator: the agent serves the imported history (wall-clock domain) and adds only its own
@@ -220,6 +248,7 @@ if [ "$have_store" = 1 ]; then
   if wait_http "http://127.0.0.1:$GW_PORT/api/v1/query_range?query=up&start=$START&end=$START&step=60"; then
     GW=http://127.0.0.1:$GW_PORT
     qbench gw_a "$GW" "$QA" 10; qbench gw_b "$GW" "$QB" 60; qbench gw_c "$GW" "$QC" 60; qbench gw_d "$GW" "$QD" 60
+    qbench gw_e "$GW" "$QE" 60
   else
     rec gw_queries "skipped: the agent does not answer /api/v1/query_range"
   fi

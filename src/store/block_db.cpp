@@ -19,6 +19,21 @@ BlockRow row_of(const SqliteStatement& s) {
                   s.column_blob(5)};
 }
 
+// A prepared statement over one series' blocks overlapping [min_t, max_t], bound on construction and reset
+// on destruction: that releases the read snapshot, also when a caller's callback throws.
+struct SeriesRangeRead {
+  SeriesRangeRead(SqliteStatement& s, SeriesId series, std::int64_t min_t, std::int64_t max_t)
+      : statement(s) {
+    statement.reset();
+    statement.bind(1, static_cast<std::int64_t>(series)).bind(2, min_t).bind(3, max_t);
+  }
+  ~SeriesRangeRead() { statement.reset(); }
+  SeriesRangeRead(const SeriesRangeRead&) = delete;
+  SeriesRangeRead& operator=(const SeriesRangeRead&) = delete;
+  bool step() { return statement.step(); }
+  SqliteStatement& statement;
+};
+
 }  // namespace
 
 BlockDb::BlockDb(const std::string& path, bool create) : db_(path, create) {
@@ -104,20 +119,30 @@ void BlockDb::replace(std::span<const std::int64_t> replaced, std::span<const Se
 void BlockDb::read_blocks(SeriesId series, std::int64_t min_t, std::int64_t max_t,
                           const std::function<void(const BlockRow&)>& each) {
   // Prepared once per connection: a query reads series after series, and compiling the statement for each
-  // cost as much as reading a day of one series' blocks.
+  // cost as much as reading a day of one series' blocks. In the index's order (max_t): ordered by min_t,
+  // SQLite sorted every row, blobs included, in a temporary b-tree. Blocks of a series do not overlap
+  // unless one was seen twice, and the reader sorts where they do.
   if (!read_blocks_) {
     read_blocks_.emplace(db_.prepare(
         "SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE series_id=? AND max_t>=? AND "
-        "min_t<=? ORDER BY min_t"));
+        "min_t<=? ORDER BY max_t"));
   }
-  auto& s = *read_blocks_;
-  s.reset();
-  s.bind(1, static_cast<std::int64_t>(series)).bind(2, min_t).bind(3, max_t);
-  struct ResetAfter {
-    SqliteStatement& s;
-    ~ResetAfter() { s.reset(); }  // releases the read snapshot, also when `each` throws
-  } reset_after{s};
-  while (s.step()) each(row_of(s));
+  SeriesRangeRead s(*read_blocks_, series, min_t, max_t);
+  while (s.step()) each(row_of(s.statement));
+}
+
+void BlockDb::read_block_keys(SeriesId series, std::int64_t min_t, std::int64_t max_t,
+                              std::vector<BlockKey>& out) {
+  out.clear();
+  if (!read_block_keys_) {
+    read_block_keys_.emplace(
+        db_.prepare("SELECT id, min_t, max_t, count FROM blocks WHERE series_id=? AND max_t>=? AND min_t<=? "
+                    "ORDER BY max_t"));
+  }
+  SeriesRangeRead s(*read_block_keys_, series, min_t, max_t);
+  while (s.step())
+    out.push_back(BlockKey{s.statement.column_int(0), series, s.statement.column_int(1),
+                           s.statement.column_int(2), s.statement.column_int(3)});
 }
 
 bool BlockDb::has_block(SeriesId series, std::int64_t min_t, std::int64_t max_t) {

@@ -76,9 +76,12 @@ class BlockDb {
   // Raw (not yet downsampled) blocks wholly older than `before_t`, oldest first, at most `limit`.
   std::vector<StoredBlock> raw_blocks_before(std::int64_t before_t, std::size_t limit);
 
-  // Blocks of a series overlapping [min_t, max_t], oldest first.
+  // Blocks of a series overlapping [min_t, max_t], oldest (by last sample) first.
   void read_blocks(SeriesId series, std::int64_t min_t, std::int64_t max_t,
                    const std::function<void(const BlockRow&)>& each);
+  // The keys of the same blocks, without their data (a reader whose blocks are all decoded already reads
+  // no blob); into `out`, cleared first.
+  void read_block_keys(SeriesId series, std::int64_t min_t, std::int64_t max_t, std::vector<BlockKey>& out);
   // Whether a series has a block overlapping [min_t, max_t].
   bool has_block(SeriesId series, std::int64_t min_t, std::int64_t max_t);
   // Every block, in row order (the integrity check).
@@ -95,6 +98,7 @@ class BlockDb {
  private:
   SqliteDb db_;
   std::optional<SqliteStatement> read_blocks_;  // declared after db_: finalized before the connection closes
+  std::optional<SqliteStatement> read_block_keys_;
 };
 
 }  // namespace gpuwatch::store

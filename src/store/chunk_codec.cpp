@@ -65,9 +65,9 @@ Header read_header(std::span<const std::uint8_t> block) {
     if (r.u8("magic") != m) r.fail("not a gpuwatch history block (bad magic)");
   }
   const std::uint8_t version = r.u8("format version");
-  if (version != kBlockFormatVersion) {
+  if (version < kOldestBlockFormatVersion || version > kBlockFormatVersion) {
     r.fail("unsupported block format version " + std::to_string(version) + " (this build reads " +
-           std::to_string(kBlockFormatVersion) + ")");
+           std::to_string(kOldestBlockFormatVersion) + " to " + std::to_string(kBlockFormatVersion) + ")");
   }
   const std::uint8_t flags = r.u8("flags");
   if ((flags & ~(kFlagZstd | kFlagReference)) != 0) r.fail("unknown flags " + std::to_string(flags));

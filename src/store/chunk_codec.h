@@ -19,7 +19,10 @@
 
 namespace gpuwatch::store {
 
-inline constexpr std::uint8_t kBlockFormatVersion = 1;
+// Blocks are written at the newest version and read at every one: version 2 added the static-model entropy
+// column (integer column form 3), which a version 1 reader would refuse as an unknown form.
+inline constexpr std::uint8_t kBlockFormatVersion = 2;
+inline constexpr std::uint8_t kOldestBlockFormatVersion = 1;
 inline constexpr std::size_t kMaxBlockSamples = std::size_t{1} << 22;
 
 // Another series' samples that a block's values may be coded against (an energy counter against the power

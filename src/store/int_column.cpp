@@ -1,13 +1,15 @@
 #include "store/int_column.h"
 
 #include <string>
+#include <vector>
 
 #include "store/entropy_column.h"
+#include "store/static_entropy_column.h"
 
 namespace gpuwatch::store {
 namespace {
 
-enum class IntForm : std::uint8_t { kPlain = 0, kRuns = 1, kEntropy = 2 };
+enum class IntForm : std::uint8_t { kPlain = 0, kRuns = 1, kEntropy = 2, kStaticEntropy = 3 };
 
 struct FormSizes {
   std::size_t plain = 1;
@@ -28,6 +30,9 @@ FormSizes measure(std::span<const std::int64_t> values) {
   return s;
 }
 
+// The static model is kept when at most 1/kFastDecodeAllowance larger than the adaptive coder's column.
+constexpr std::size_t kFastDecodeAllowance = 4;
+
 }  // namespace
 
 std::size_t int_column_size(std::span<const std::int64_t> values) {
@@ -39,8 +44,18 @@ void encode_int_column(std::span<const std::int64_t> values, ByteWriter& out, In
   const FormSizes s = measure(values);
   // Runs win outright when the column is almost all repeats (under a bit a number).
   if (packing == IntPacking::kEntropy && s.runs * 8 >= values.size()) {
-    out.u8(static_cast<std::uint8_t>(IntForm::kEntropy));
-    encode_entropy_column(values, out);
+    std::vector<std::uint8_t> adaptive;
+    ByteWriter adaptive_out(adaptive);
+    encode_entropy_column(values, adaptive_out);
+    std::vector<std::uint8_t> fixed_model;
+    ByteWriter fixed_out(fixed_model);
+    encode_static_entropy_column(values, fixed_out);
+    // The static model decodes several times faster (cold queries decode every block they read): it is
+    // kept unless the adaptive coder saves a clear share of the column.
+    const bool fast =
+        fixed_model.size() * kFastDecodeAllowance <= adaptive.size() * (kFastDecodeAllowance + 1);
+    out.u8(static_cast<std::uint8_t>(fast ? IntForm::kStaticEntropy : IntForm::kEntropy));
+    out.bytes(fast ? fixed_model : adaptive);
     return;
   }
   if (s.plain <= s.runs) {
@@ -67,6 +82,10 @@ void decode_int_column(ByteReader& in, std::span<std::int64_t> out) {
   }
   if (form == static_cast<std::uint8_t>(IntForm::kEntropy)) {
     decode_entropy_column(in, out);
+    return;
+  }
+  if (form == static_cast<std::uint8_t>(IntForm::kStaticEntropy)) {
+    decode_static_entropy_column(in, out);
     return;
   }
   if (form != static_cast<std::uint8_t>(IntForm::kRuns)) {

@@ -74,7 +74,31 @@ bool worth_keeping(const BlockKey& key, std::int64_t min_t, std::int64_t max_t) 
   return from <= to && (to - from) >= (key.max_t - key.min_t) / 2;
 }
 
+// Appends a decoded block's points within [min_t, max_t] (those `times` pick, when given).
+void append_range(const std::vector<Point>& points, std::int64_t min_t, std::int64_t max_t,
+                  const EvalTimes* times, std::vector<Point>& out) {
+  const auto first = std::lower_bound(points.begin(), points.end(), min_t,
+                                      [](const Point& p, std::int64_t t) { return p.t_ms < t; });
+  const auto last =
+      std::upper_bound(first, points.end(), max_t, [](std::int64_t t, const Point& p) { return t < p.t_ms; });
+  if (times) {
+    append_picked(std::span<const Point>(first, last), *times, out);
+  } else {
+    out.insert(out.end(), first, last);
+  }
+}
+
 }  // namespace
+
+bool Store::all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoints>& found) const {
+  found.clear();
+  for (const BlockKey& key : keys) {
+    CachedPoints points = decoded_.find(key);
+    if (!points) return false;
+    found.push_back(std::move(points));
+  }
+  return true;
+}
 
 void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
                           const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
@@ -97,15 +121,7 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_
     points = decoded;
     if (worth_keeping(key, min_t, max_t)) decoded_.insert(key, points, generation);
   }
-  const auto first = std::lower_bound(points->begin(), points->end(), min_t,
-                                      [](const Point& p, std::int64_t t) { return p.t_ms < t; });
-  const auto last = std::upper_bound(first, points->end(), max_t,
-                                     [](std::int64_t t, const Point& p) { return t < p.t_ms; });
-  if (times) {
-    append_picked(std::span<const Point>(first, last), *times, out);
-  } else {
-    out.insert(out.end(), first, last);
-  }
+  append_range(*points, min_t, max_t, times, out);
 }
 
 std::vector<Point> Store::take_buffer() const {
@@ -147,6 +163,8 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
   DecodedBlock scratch;
   std::vector<Point> points = take_buffer();
   std::vector<std::size_t> seams;
+  std::vector<BlockKey> keys;
+  std::vector<CachedPoints> cached;
   struct GiveBack {
     const Store& store;
     std::vector<Point>& points;
@@ -160,11 +178,20 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
     // Where each block's points begin: blocks are ascending inside, so order is checked at the seams only.
     seams.clear();
     {
+      // The keys first: when every block is decoded already (a repeated query), no blob is read.
       std::lock_guard lock(read_mu_);
-      read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
-        seams.push_back(points.size());
-        append_sealed(row, labels, min_t, max_t, times, generation, decoder, scratch, points);
-      });
+      read_db_->read_block_keys(ids[i], min_t, max_t, keys);
+      if (all_cached(keys, cached)) {
+        for (const CachedPoints& c : cached) {
+          seams.push_back(points.size());
+          append_range(*c, min_t, max_t, times, points);
+        }
+      } else {
+        read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
+          seams.push_back(points.size());
+          append_sealed(row, labels, min_t, max_t, times, generation, decoder, scratch, points);
+        });
+      }
     }
     for (const auto& b : in_memory[i]) {
       seams.push_back(points.size());

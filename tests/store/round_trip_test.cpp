@@ -111,12 +111,7 @@ TEST(ChunkCodecRoundTrip, OneSecondCadenceCostsAlmostNothing) {
 }
 
 TEST(ChunkCodecRoundTrip, EntropyColumnKeepsExtremeNumbers) {
-  std::mt19937_64 rng(6);
-  std::vector<std::int64_t> numbers = {
-      0, -1, 1,    std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
-      0, 0,  12345};
-  for (int i = 0; i < 3000; ++i)
-    numbers.push_back(static_cast<std::int64_t>(rng() >> (rng() % 64)) * (i % 2 ? 1 : -1));
+  const std::vector<std::int64_t> numbers = testing::extreme_numbers(6);
   std::vector<std::uint8_t> bytes;
   ByteWriter out(bytes);
   encode_entropy_column(numbers, out);

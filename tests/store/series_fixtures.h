@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -16,6 +17,17 @@ inline std::vector<std::int64_t> every_second(std::size_t n, std::int64_t start_
   std::vector<std::int64_t> t(n);
   for (std::size_t i = 0; i < n; ++i) t[i] = start_ms + static_cast<std::int64_t>(i) * 1000;
   return t;
+}
+
+// Integer-column numbers at the edges: zero, ±1, the int64 extremes, and 3,000 of every bit length and sign.
+inline std::vector<std::int64_t> extreme_numbers(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> numbers = {
+      0, -1, 1,    std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+      0, 0,  12345};
+  for (int i = 0; i < 3000; ++i)
+    numbers.push_back(static_cast<std::int64_t>(rng() >> (rng() % 64)) * (i % 2 ? 1 : -1));
+  return numbers;
 }
 
 inline std::vector<std::uint64_t> bits_of(const std::vector<double>& v) {
