@@ -243,6 +243,34 @@ TEST(HttpServer, AddedRoutesGetParamsCapturesAndFormBodies) {
   EXPECT_EQ(client.Get("/no/such/path")->status, 404);
 }
 
+// A server without its event loop's module says so and why, and holds nothing: the port is free again.
+TEST(HttpServer, WithoutItsModuleStartIsAClearErrorNamingThePath) {
+  for (const std::string& module : {std::string(GPUWATCH_BINARY_DIR "/no-such-dir/gpuwatch-http-server.so"),
+                                    std::string(GPUWATCH_NOT_A_MODULE)}) {
+    HttpServerOptions options;
+    options.listen = "127.0.0.1:" + std::to_string(HttpServer::bind("127.0.0.1:0").address.port);
+    options.module_path = module;
+    HttpServer server(
+        options, [] { return SnapshotPtr{}; }, [] { return true; });
+    try {
+      server.start();
+      FAIL() << "started without its module: " << module;
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("module_missing"), std::string::npos) << what;
+      EXPECT_NE(what.find(module), std::string::npos) << what;
+      EXPECT_NE(what.find(options.listen), std::string::npos) << what;
+    }
+    EXPECT_EQ(server.port(), 0);
+    server.stop();  // harmless after a failed start
+    options.module_path.clear();
+    HttpServer found(
+        options, [] { return SnapshotPtr{}; }, [] { return true; });
+    found.start();
+    EXPECT_EQ(httplib::Client("127.0.0.1", found.port()).Get("/healthz")->status, 200);
+  }
+}
+
 TEST(HttpServer, MalformedListenAddressIsRejected) {
   HttpServerOptions options;
   options.listen = "nonsense";
