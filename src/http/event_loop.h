@@ -1,5 +1,6 @@
 // The boundary between the HTTP server's logic and its event loop. The event loop (libmicrohttpd, with GnuTLS
-// for TLS and its seven libraries) is the optional module gpuwatch-http-server.so, loaded when the agent
+// for TLS and its seven libraries) and basic auth's password check (libxcrypt) are the optional module
+// gpuwatch-http-server.so, loaded when the agent
 // starts serving, so that one-shot commands map none of those libraries (docs/architecture.md, "Optional
 // modules"). Everything else the server does (routes, limits, deadlines, authentication, /metrics) stays in
 // the binary (http_server.cpp) and sees the library only through these two interfaces, which mirror the
@@ -94,5 +95,10 @@ using OpenEventLoop = void(const EventLoopSettings& settings, RequestHandler& ha
                            std::unique_ptr<EventLoop>* out, std::string* error);
 inline constexpr const char* kEventLoopModule = "gpuwatch-http-server.so";
 inline constexpr const char* kEventLoopEntry = "gpuwatch_http_server_open_v1";
+
+// The module's second entry point: whether `password` matches the bcrypt (or any crypt(3)) `hash`, through
+// libxcrypt (basic auth, http/basic_auth.h).
+using PasswordMatches = bool(const std::string& password, const std::string& hash);
+inline constexpr const char* kPasswordEntry = "gpuwatch_http_password_matches_v1";
 
 }  // namespace gpuwatch::http

@@ -93,7 +93,8 @@ struct HttpServer::Impl final : http::RequestHandler {
                 stats.append_metrics(out, f, pool.running(), pool.queued());
               }),
         basic_auth(options.web && !options.web->basic_auth_users.empty()
-                       ? std::make_unique<BasicAuth>(options.web->basic_auth_users)
+                       ? std::make_unique<BasicAuth>(options.web->basic_auth_users,
+                                                     load_password_check(options.module_path))
                        : nullptr),
         routes(options.routes),
         index(index_html(options.routes)),
@@ -434,7 +435,6 @@ BoundListener HttpServer::bind(std::string_view listen) {
 
 void HttpServer::start(BoundListener bound) {
   if (impl_) throw std::logic_error("HttpServer::start called twice");
-  auto impl = std::make_unique<Impl>(options_, *this);
   UniqueFd listener = std::move(bound.socket);
   const int bound_port = bound.address.port;
 
@@ -448,7 +448,9 @@ void HttpServer::start(BoundListener bound) {
   // ourselves, to answer 431 and count it) and for the reply's headers.
   settings.memory_limit = options_.max_header_bytes * 2 + 64 * 1024;
   settings.tls = options_.web ? &*options_.web : nullptr;
+  std::unique_ptr<Impl> impl;
   try {
+    impl = std::make_unique<Impl>(options_, *this);
     impl->loop = make_with_module<http::EventLoop, std::runtime_error, http::OpenEventLoop>(
         options_.module_path, http::kEventLoopModule, http::kEventLoopEntry, "HTTP server", settings,
         static_cast<http::RequestHandler&>(*impl));

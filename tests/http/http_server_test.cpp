@@ -243,7 +243,8 @@ TEST(HttpServer, AddedRoutesGetParamsCapturesAndFormBodies) {
   EXPECT_EQ(client.Get("/no/such/path")->status, 404);
 }
 
-// A server without its event loop's module says so and why, and holds nothing: the port is free again.
+// A server without its module (its event loop and basic auth's password check) says so and why, and holds
+// nothing: the port is free again.
 TEST(HttpServer, WithoutItsModuleStartIsAClearErrorNamingThePath) {
   for (const std::string& module : {std::string(GPUWATCH_BINARY_DIR "/no-such-dir/gpuwatch-http-server.so"),
                                     std::string(GPUWATCH_NOT_A_MODULE)}) {
@@ -263,6 +264,18 @@ TEST(HttpServer, WithoutItsModuleStartIsAClearErrorNamingThePath) {
     }
     EXPECT_EQ(server.port(), 0);
     server.stop();  // harmless after a failed start
+    // Basic auth's password check comes from the same module.
+    options.web.emplace().basic_auth_users = {
+        {"alice", "$2y$10$0123456789012345678901uLk9aCOIxlvYH7W4VS0S6c9mBsZ1e7u"}};
+    HttpServer with_users(
+        options, [] { return SnapshotPtr{}; }, [] { return true; });
+    try {
+      with_users.start();
+      FAIL() << "started with basic auth without its module: " << module;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("module_missing"), std::string::npos) << e.what();
+    }
+    options.web.reset();
     options.module_path.clear();
     HttpServer found(
         options, [] { return SnapshotPtr{}; }, [] { return true; });
