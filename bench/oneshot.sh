@@ -6,7 +6,9 @@
 # each command before run i+1 of any (bench/oneshot_times.py). Median wall and CPU time (user + system) per command.
 #   bench/oneshot.sh BUILD_DIR      NVTOP=/path/to/nvtop adds the peer (bench/nvtop_peer.sh); without it only
 #                                   gpuwatch is measured, and the script says so.
-# Knobs: BENCH_ONESHOT_RUNS (10), BENCH_ONESHOT_PORT (the agent `alerts` asks, default 19472).
+# Knobs: BENCH_ONESHOT_RUNS (10), BENCH_ONESHOT_PORT (the agent `alerts` asks, default 19472),
+# BENCH_ONESHOT_BASELINE (another build directory, e.g. main's: its three commands run in the same rounds,
+# as "main ...", against the same simulator and agent, so that a change is measured in one run).
 # Writes bench/results/oneshot.json and prints a Markdown table.
 set -euo pipefail
 build=${1:-build}
@@ -41,6 +43,12 @@ sleep 3 # the incidents' alerts become pending or fire: `alerts` prints a table,
 
 commands=("status=$gpuwatch status" "status_json=$gpuwatch status --json"
   "alerts=$gpuwatch alerts --url http://127.0.0.1:$port")
+if [ -n "${BENCH_ONESHOT_BASELINE:-}" ]; then
+  baseline=$(cd "$BENCH_ONESHOT_BASELINE" && pwd)/gpuwatch
+  [ -x "$baseline" ] || die "$baseline is missing"
+  commands+=("main_status=$baseline status" "main_status_json=$baseline status --json"
+    "main_alerts=$baseline alerts --url http://127.0.0.1:$port")
+fi
 [ "$with_nvtop" = 1 ] && commands+=("nvtop=$NVTOP -s")
 mkdir -p "$here/results"
 python3 "$here/oneshot_times.py" "$runs" "${commands[@]}" >"$here/results/oneshot.json"
@@ -53,6 +61,7 @@ print(f"\nOne-shot commands on the simulated incidents node, medians of {sys.arg
 print("| command | wall | CPU | wall vs nvtop -s | CPU vs nvtop -s |\n| --- | ---: | ---: | ---: | ---: |")
 names = {"status": "gpuwatch status", "status_json": "gpuwatch status --json", "alerts": "gpuwatch alerts",
          "nvtop": "nvtop -s"}
+names.update({"main_" + k: "main's " + v for k, v in list(names.items()) if k != "nvtop"})
 for key, r in data.items():
     w, c = r["median_wall_ms"], r["median_cpu_ms"]
     ratio = lambda a, b: f"{a / b:.2f}x" if peer and b > 0 else "-"

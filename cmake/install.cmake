@@ -14,6 +14,8 @@
 #   lib/gpuwatch/gpuwatch-terminal.so            the terminal module (ncurses), loaded by `gpuwatch top` only
 #   lib/gpuwatch/gpuwatch-calendar.so            the calendar module (abseil's civil time), loaded only for a
 #                                                calendar-aligned SLO period
+#   lib/gpuwatch/gpuwatch-tls-client.so          the TLS client module (OpenSSL), loaded only to ask an https://
+#                                                URL
 #   share/gpuwatch/scenarios/*.yaml              the simulator's scenarios (game days, trying gpuwatch out)
 #   share/gpuwatch/grafana/*.json                the Grafana dashboards (deploy/grafana)
 #   share/doc/gpuwatch/                          README, install and configuration guides, runbooks (the binary
@@ -37,13 +39,15 @@ install(TARGETS gpuwatch_kubelet_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_M
 install(TARGETS gpuwatch_remote_write_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
 install(TARGETS gpuwatch_terminal_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
 install(TARGETS gpuwatch_calendar_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
+install(TARGETS gpuwatch_tls_client_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
 # A stripped install (`cmake --install --strip`, the .deb) also drops the compiler's .comment notes, as dh_strip does.
 install(CODE "
   if(CMAKE_INSTALL_DO_STRIP)
     foreach(file ${CMAKE_INSTALL_BINDIR}/gpuwatch ${GPUWATCH_INSTALL_SIMDIR}/libnvml-sim.so
                  ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-http-server.so
                  ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-kubelet.so ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-remote-write.so
-                 ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-terminal.so ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-calendar.so)
+                 ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-terminal.so ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-calendar.so
+                 ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-tls-client.so)
       execute_process(COMMAND \"${CMAKE_STRIP}\" --remove-section=.comment --remove-section=.note
                               \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/\${file}\" COMMAND_ERROR_IS_FATAL ANY)
     endforeach()

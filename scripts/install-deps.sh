@@ -14,6 +14,8 @@ packages=(
   # libraries
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libcpp-httplib-dev zlib1g-dev libzstd-dev libfmt-dev libspdlog-dev
   libsqlite3-dev sqlite3 libmicrohttpd-dev libgnutls28-dev libre2-dev libncurses-dev
+  # the HTTP client: Boost.Beast (header-only) for http://; OpenSSL in the TLS client module for https://
+  libboost-dev libssl-dev
   # SLOs' calendar periods: civil time and time zones (abseil's time library; the zones from tzdata)
   libabsl-dev tzdata
   # the kubelet's PodResources API (gRPC over a unix socket; the client and the tests' fake kubelet)

@@ -1,10 +1,9 @@
-#include <httplib.h>
-
 #include <map>
 
 #include "alerting/alert_json.h"
 #include "alerting/receiver.h"
 #include "core/json_text.h"
+#include "net/http_client.h"
 
 namespace gpuwatch::alerting {
 namespace {
@@ -15,15 +14,20 @@ constexpr auto kIoTimeout = std::chrono::seconds(5);
 std::string post_json(const std::string& url, const nlohmann::json& body, const std::string& ca_file) {
   std::string origin, path;
   if (auto error = split_url(url, origin, path); !error.empty()) return error;
-  httplib::Client client(origin);
-  if (!ca_file.empty()) client.set_ca_cert_path(ca_file);
-  client.set_connection_timeout(kConnectTimeout);
-  client.set_read_timeout(kIoTimeout);
-  client.set_write_timeout(kIoTimeout);
-  const auto res = client.Post(path, to_json_text(body), "application/json");
-  if (!res) return "POST " + url + ": " + httplib::to_string(res.error());
-  if (res->status / 100 != 2) {
-    return "POST " + url + ": HTTP " + std::to_string(res->status) + " " + res->body.substr(0, 300);
+  net::ClientOptions options;
+  options.timeouts = {kConnectTimeout, kIoTimeout, {}};
+  options.tls.ca_file = ca_file;
+  try {
+    const auto client = net::make_http_client(origin, options);
+    net::Request request{"POST", path, {{"Content-Type", "application/json"}}, to_json_text(body), {}, {}};
+    const auto res = client->send(request);
+    if (!res.ok()) return res.failure.message;
+    if (res.response.status / 100 != 2) {
+      return "POST " + url + ": HTTP " + std::to_string(res.response.status) + " " +
+             res.response.body.substr(0, 300);
+    }
+  } catch (const net::ClientError& e) {
+    return "POST " + url + ": " + e.what();  // a missing TLS module: this receiver alone fails
   }
   return "";
 }

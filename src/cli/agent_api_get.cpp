@@ -1,11 +1,10 @@
 #include "cli/agent_api_get.h"
 
-#include <httplib.h>
-
 #include <iostream>
 
 #include "alerting/receiver.h"
 #include "cli/commands.h"
+#include "net/http_client.h"
 
 namespace gpuwatch {
 
@@ -15,21 +14,25 @@ AgentApiReply get_agent_api(const std::string& command, const std::string& url, 
     std::cerr << "gpuwatch " << command << ": --url: " << error << "\n";
     return {{}, kExitUsage};
   }
-  httplib::Client client(origin);
-  client.set_connection_timeout(std::chrono::seconds(3));
-  client.set_read_timeout(std::chrono::seconds(10));
   const std::string base = path == "/" ? "" : path;
-  const auto res = client.Get(base + api_path);
-  if (!res) {
-    std::cerr << "gpuwatch " << command << ": no agent answers at " << url << " ("
-              << httplib::to_string(res.error())
+  net::Result res;
+  try {
+    net::ClientOptions options;
+    options.timeouts = {std::chrono::seconds(3), std::chrono::seconds(10), {}};
+    res = net::make_http_client(origin, options)->send({"GET", base + api_path, {}, {}, {}, {}});
+  } catch (const net::ClientError& e) {  // an https:// URL without the TLS module
+    std::cerr << "gpuwatch " << command << ": " << e.what() << "\n";
+    return {{}, kExitRuntime};
+  }
+  if (!res.ok()) {
+    std::cerr << "gpuwatch " << command << ": no agent answers at " << url << " (" << res.failure.message
               << "); is `gpuwatch agent` running there? Pass --url to ask another.\n";
     return {{}, kExitRuntime};
   }
-  auto body = nlohmann::json::parse(res->body, nullptr, false);
-  if (res->status != 200 || body.is_discarded() || !body.contains("data")) {
-    std::cerr << "gpuwatch " << command << ": " << url << api_path << " answered HTTP " << res->status << ": "
-              << res->body.substr(0, 300) << "\n";
+  auto body = nlohmann::json::parse(res.response.body, nullptr, false);
+  if (res.response.status != 200 || body.is_discarded() || !body.contains("data")) {
+    std::cerr << "gpuwatch " << command << ": " << url << api_path << " answered HTTP " << res.response.status
+              << ": " << res.response.body.substr(0, 300) << "\n";
     return {{}, kExitRuntime};
   }
   return {std::move(body), kExitOk};

@@ -8,8 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include <httplib.h>
-
 #include "cli/commands.h"
 #include "cli/query_output.h"
 #include "cli/query_store_access.h"
@@ -18,6 +16,7 @@
 #include "core/relative_time.h"
 #include "core/utf8.h"
 #include "core/wall_clock.h"
+#include "net/http_client.h"
 #include "query/api_params.h"
 #include "query/engine.h"
 #include "query/query_error.h"
@@ -73,17 +72,23 @@ Params api_params(const QueryArgs& a, bool& range) {
   return p;
 }
 
-// The agent's answer, or nullopt when nothing answers at the URL.
+// The agent's answer, or nullopt when nothing answers at the URL. Throws net::ClientError for a URL it cannot
+// ask (not http(s), or https without the TLS module).
 std::optional<nlohmann::json> ask_agent(const std::string& url, bool range, const Params& params) {
-  httplib::Client client(url);
-  client.set_connection_timeout(1);
-  client.set_read_timeout(60);
-  httplib::Params form(params.begin(), params.end());
-  const auto r = client.Post(range ? "/api/v1/query_range" : "/api/v1/query", form);
-  if (!r) return std::nullopt;
-  auto body = nlohmann::json::parse(r->body, nullptr, false);
+  net::ClientOptions options;
+  options.timeouts = {std::chrono::seconds(1), std::chrono::seconds(60), {}};
+  const auto client = net::make_http_client(url, options);
+  net::Request post{"POST",
+                    range ? "/api/v1/query_range" : "/api/v1/query",
+                    {{"Content-Type", net::kFormContentType}},
+                    net::form_encode({params.begin(), params.end()}),
+                    {},
+                    {}};
+  const auto r = client->send(post);
+  if (!r.ok()) return std::nullopt;
+  auto body = nlohmann::json::parse(r.response.body, nullptr, false);
   if (body.is_discarded() || !body.contains("status")) {
-    throw std::runtime_error(url + " answered HTTP " + std::to_string(r->status) +
+    throw std::runtime_error(url + " answered HTTP " + std::to_string(r.response.status) +
                              " but not with the query API; is it a gpuwatch agent?");
   }
   return body;

@@ -2,8 +2,6 @@
 // beside it, the GPUs under 20% and utilization over time, for a window of the history (docs/cost.md).
 // It asks the agent's /api/v1/cost at --url; with --data-dir, or when no agent answers there, it reads the
 // store itself (read-only) and computes the same report.
-#include <httplib.h>
-
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -15,6 +13,7 @@
 #include "config/agent_options.h"
 #include "core/relative_time.h"
 #include "core/wall_clock.h"
+#include "net/http_client.h"
 #include "query/api_params.h"
 
 namespace gpuwatch {
@@ -34,19 +33,21 @@ std::optional<std::int64_t> time_arg(const std::string& text, std::int64_t now) 
   return query::parse_api_time(text);
 }
 
-// The agent's report, or nullopt when nothing answers at the URL.
+// The agent's report, or nullopt when nothing answers at the URL. Throws net::ClientError for a URL it cannot
+// ask (not http(s), or https without the TLS module).
 std::optional<accounting::CostReport> ask_agent(const std::string& url, std::int64_t start,
                                                 std::int64_t end) {
-  httplib::Client client(url);
-  client.set_connection_timeout(1);
-  client.set_read_timeout(120);
-  const httplib::Params form{{"start", std::to_string(static_cast<double>(start) / 1000.0)},
-                             {"end", std::to_string(static_cast<double>(end) / 1000.0)}};
-  const auto r = client.Post("/api/v1/cost", form);
-  if (!r) return std::nullopt;
-  const auto body = nlohmann::json::parse(r->body, nullptr, false);
+  net::ClientOptions options;
+  options.timeouts = {std::chrono::seconds(1), std::chrono::seconds(120), {}};
+  const auto client = net::make_http_client(url, options);
+  const std::string form = net::form_encode({{"start", std::to_string(static_cast<double>(start) / 1000.0)},
+                                             {"end", std::to_string(static_cast<double>(end) / 1000.0)}});
+  const auto r =
+      client->send({"POST", "/api/v1/cost", {{"Content-Type", net::kFormContentType}}, form, {}, {}});
+  if (!r.ok()) return std::nullopt;
+  const auto body = nlohmann::json::parse(r.response.body, nullptr, false);
   if (body.is_discarded() || !body.contains("status"))
-    throw std::runtime_error(url + " answered HTTP " + std::to_string(r->status) +
+    throw std::runtime_error(url + " answered HTTP " + std::to_string(r.response.status) +
                              " but not with the cost API; is it a gpuwatch agent?");
   if (body["status"] != "success")
     throw std::runtime_error(url + ": " + body.value("error", std::string("the cost API failed")));

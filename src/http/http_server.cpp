@@ -257,7 +257,7 @@ bool HttpServer::Impl::begin(ServerConnection& connection, std::string_view path
   // A body sent where none is expected is read (bounded) and ignored.
   ctx.max_body = options.max_body_bytes;
   const bool get = method == "GET" || method == "HEAD";
-  if (get && is_builtin_endpoint(path)) {
+  if (get && options.builtin_endpoints && is_builtin_endpoint(path)) {
     ctx.builtin = std::string(path);
     return check_length(connection, ctx);
   }
@@ -271,7 +271,7 @@ bool HttpServer::Impl::begin(ServerConnection& connection, std::string_view path
     if (!match.allow.empty()) {
       reply = json_reply(405, {{"error", "method " + shown_method + " not allowed on " + shown_path}});
       reply.headers.emplace_back("Allow", match.allow);
-    } else if (is_builtin_endpoint(path)) {
+    } else if (options.builtin_endpoints && is_builtin_endpoint(path)) {
       reply = json_reply(
           405, {{"error", "method " + shown_method + " not allowed on " + shown_path + "; use GET"}});
       reply.headers.emplace_back("Allow", "GET, HEAD");

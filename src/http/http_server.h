@@ -48,6 +48,9 @@ struct HttpServerOptions {
   std::size_t max_reply_bytes = 64 * 1024 * 1024;  // an added route's reply (a query result); 422
   // Further endpoints (query API, alerts, ...), matched before the built-in 404/405 answers.
   std::vector<HttpRoute> routes;
+  // false: the routes alone answer, even at the built-in endpoints' paths (a server of other content:
+  // `gpuwatch sim serve`'s model servers, whose /metrics is theirs).
+  bool builtin_endpoints = true;
   // Families appended to /metrics in every naming (the alerts); see ExtraFamilies.
   ExtraFamilies extra_metrics;
   // The detectors' settings, for each GPU's health verdict in /api/v1/gpus (as `gpuwatch status` judges).

@@ -1,12 +1,11 @@
 #include "remote_write/receiver_client.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <ctime>
 #include <stdexcept>
 
 #include "core/file_io.h"
+#include "net/http_client.h"
 
 namespace gpuwatch::remote_write {
 namespace {
@@ -58,46 +57,48 @@ std::optional<std::chrono::milliseconds> parse_retry_after(const std::string& va
 }
 
 ReceiverClient::ReceiverClient(const RemoteWriteTarget& target) : url_(target.url) {
-  const auto scheme_end = url_.find("://");
-  const std::string scheme = scheme_end == std::string::npos ? "" : url_.substr(0, scheme_end);
-  if (scheme != "http" && scheme != "https") throw std::runtime_error("'" + url_ + "' is not an http(s) URL");
-  const auto path_start = url_.find('/', scheme_end + 3);
-  const std::string origin = url_.substr(0, path_start);
-  path_ = path_start == std::string::npos ? "/" : url_.substr(path_start);
-  client_ = std::make_unique<httplib::Client>(origin, target.tls_cert_file, target.tls_key_file);
-  if (!client_->is_valid())
-    throw std::runtime_error("cannot make a client for '" + url_ + "' (TLS certificate or key?)");
-  client_->set_connection_timeout(kConnectTimeout);
-  client_->set_read_timeout(kIoTimeout);
-  client_->set_write_timeout(kIoTimeout);
-  client_->set_keep_alive(true);
-  if (!target.tls_ca_file.empty()) client_->set_ca_cert_path(target.tls_ca_file);
-  client_->enable_server_certificate_verification(!target.tls_insecure_skip_verify);
+  std::string error;
+  const auto url = net::parse_url(url_, &error);
+  if (!url) throw std::runtime_error(error);
+  path_ = url->target;
+  net::ClientOptions options;
+  options.timeouts = {kConnectTimeout, kIoTimeout, {}};
+  options.keep_alive = true;
+  options.tls = {target.tls_ca_file, target.tls_cert_file, target.tls_key_file, "",
+                 target.tls_insecure_skip_verify};
+  options.default_headers.assign(target.headers.begin(), target.headers.end());
   if (!target.basic_auth_username.empty())
-    client_->set_basic_auth(target.basic_auth_username,
-                            secret(target.basic_auth_password, target.basic_auth_password_file));
+    options.default_headers.emplace_back(
+        "Authorization",
+        net::basic_authorization(target.basic_auth_username,
+                                 secret(target.basic_auth_password, target.basic_auth_password_file)));
   if (const std::string token = secret(target.bearer_token, target.bearer_token_file); !token.empty())
-    client_->set_bearer_token_auth(token);
-  httplib::Headers headers(target.headers.begin(), target.headers.end());
-  headers.emplace("Content-Encoding", "snappy");
-  headers.emplace("X-Prometheus-Remote-Write-Version", "0.1.0");
-  headers.emplace("User-Agent", "gpuwatch");
-  client_->set_default_headers(std::move(headers));
+    options.default_headers.emplace_back("Authorization", "Bearer " + token);
+  options.default_headers.emplace_back("Content-Encoding", "snappy");
+  options.default_headers.emplace_back("X-Prometheus-Remote-Write-Version", "0.1.0");
+  options.default_headers.emplace_back("User-Agent", "gpuwatch");
+  options.default_headers.emplace_back("Content-Type", "application/x-protobuf");
+  client_ = net::make_http_client(url_, options);  // net::ClientError is a std::runtime_error
 }
 
 ReceiverClient::~ReceiverClient() = default;
 
 void ReceiverClient::abort() {
-  client_->stop();
+  client_->abort();
 }
 
 SendOutcome ReceiverClient::send(const std::string& compressed_request) {
   SendOutcome out;
-  const auto res = client_->Post(path_, compressed_request, "application/x-protobuf");
-  if (!res) {
-    out.message = "POST " + url_ + ": " + httplib::to_string(res.error());
+  net::Request request;
+  request.method = "POST";
+  request.target = path_;
+  request.body = compressed_request;
+  const auto result = client_->send(request);
+  if (!result.ok()) {
+    out.message = result.failure.message;
     return out;
   }
+  const net::Response* res = &result.response;
   out.status = res->status;
   if (res->status / 100 == 2) {
     out.kind = SendOutcome::Kind::kAccepted;
@@ -105,7 +106,7 @@ SendOutcome ReceiverClient::send(const std::string& compressed_request) {
   }
   out.message = "POST " + url_ + ": HTTP " + std::to_string(res->status) + " " + res->body.substr(0, 300);
   if (res->status == 429 || res->status / 100 == 5) {
-    out.retry_after = parse_retry_after(res->get_header_value("Retry-After"));
+    out.retry_after = parse_retry_after(res->header("Retry-After"));
     return out;
   }
   out.kind = SendOutcome::Kind::kRejected;

@@ -11,8 +11,8 @@
 
 #include "config/remote_write_target.h"
 
-namespace httplib {
-class Client;
+namespace gpuwatch::net {
+class HttpClient;
 }
 
 namespace gpuwatch::remote_write {
@@ -27,7 +27,8 @@ struct SendOutcome {
 
 class ReceiverClient {
  public:
-  // Throws std::runtime_error when the URL is not http(s) or a credential file cannot be read.
+  // Throws std::runtime_error when the URL is not http(s), a credential file cannot be read, or the URL is
+  // https and the TLS client module is missing ("module_missing: ...").
   explicit ReceiverClient(const RemoteWriteTarget& target);
   ~ReceiverClient();
   ReceiverClient(const ReceiverClient&) = delete;
@@ -40,7 +41,7 @@ class ReceiverClient {
  private:
   std::string url_;
   std::string path_;
-  std::unique_ptr<httplib::Client> client_;
+  std::unique_ptr<net::HttpClient> client_;
 };
 
 // Retry-After in either form RFC 9110 allows: delay-seconds ("120") or an HTTP-date ("Wed, 21 Oct 2015

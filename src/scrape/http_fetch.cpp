@@ -1,43 +1,10 @@
 #include "scrape/http_fetch.h"
 
-#include <httplib.h>
-
 #include "http/gzip.h"
+#include "net/http_client.h"
 
 namespace gpuwatch::scrape {
 namespace {
-
-struct Url {
-  std::string host;
-  int port = 80;
-  std::string path = "/";
-};
-
-bool parse_url(const std::string& url, Url& out) {
-  constexpr std::string_view kScheme = "http://";
-  if (url.rfind(kScheme, 0) != 0) return false;
-  const std::string rest = url.substr(kScheme.size());
-  const std::size_t slash = rest.find('/');
-  const std::string authority = rest.substr(0, slash);
-  if (slash != std::string::npos) out.path = rest.substr(slash);
-  std::size_t colon = authority.rfind(':');
-  if (!authority.empty() && authority[0] == '[') {  // [::1]:port
-    const std::size_t close = authority.find(']');
-    if (close == std::string::npos) return false;
-    out.host = authority.substr(1, close - 1);
-    colon = authority.find(':', close);
-  } else {
-    out.host = authority.substr(0, colon);
-  }
-  if (colon != std::string::npos) {
-    try {
-      out.port = std::stoi(authority.substr(colon + 1));
-    } catch (const std::exception&) {
-      return false;
-    }
-  }
-  return !out.host.empty() && out.port > 0 && out.port < 65536;
-}
 
 std::string seconds_text(std::chrono::milliseconds d) {
   return std::to_string(static_cast<double>(d.count()) / 1000.0).substr(0, 5) + "s";
@@ -47,67 +14,63 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 FetchResult fetch(const FetchRequest& request) {
   FetchResult result;
-  Url url;
-  if (!parse_url(request.url, url)) {
+  std::string url_error;
+  const auto url = net::parse_url(request.url, &url_error);
+  if (!url || url->tls()) {
     result.error = "invalid url '" + request.url + "'";
     return result;
   }
-  const auto started = std::chrono::steady_clock::now();
-  const auto deadline = started + request.timeout;
-  httplib::Client client(url.host, url.port);
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(request.timeout);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(request.timeout - seconds);
-  client.set_connection_timeout(seconds.count(), micros.count());
-  client.set_read_timeout(seconds.count(), micros.count());
-  client.set_write_timeout(seconds.count(), micros.count());
-  client.set_keep_alive(false);
-  client.set_decompress(false);  // inflated below, within the body limit
+  // One deadline for the whole exchange: a target that trickles its body cannot stretch its scrape.
+  net::ClientOptions options;
+  options.timeouts = {request.timeout, request.timeout, request.timeout};
+  std::unique_ptr<net::HttpClient> client;
+  try {
+    client = net::make_http_client(request.url, options);
+  } catch (const net::ClientError&) {
+    result.error = "invalid url '" + request.url + "'";
+    return result;
+  }
 
   bool gzipped = false;
   bool over_limit = false;
   bool inflated_over = false;
-  bool late = false;
   std::string body;
   std::string gzip_error;
   std::unique_ptr<GzipInflater> inflater;
-  const httplib::Headers headers = {{"Accept", kScrapeAccept},
-                                    {"Accept-Encoding", "gzip"},
-                                    {"X-Prometheus-Scrape-Timeout-Seconds",
-                                     std::to_string(static_cast<double>(request.timeout.count()) / 1000.0)}};
-  const auto res = client.Get(
-      url.path, headers,
-      [&](const httplib::Response& response) {
-        result.status = response.status;
-        result.content_type = response.get_header_value("Content-Type");
-        gzipped = response.get_header_value("Content-Encoding") == "gzip";
-        if (gzipped) inflater = std::make_unique<GzipInflater>(request.body_size_limit);
-        return true;
-      },
-      [&](const char* data, std::size_t length) {
-        // Inflated as it arrives, so a stream that inflates without end stops at the limit.
-        if (inflater) {
-          try {
-            inflater->feed(std::string_view(data, length), body);
-          } catch (const GzipTooLarge&) {
-            inflated_over = true;
-            return false;
-          } catch (const std::exception& e) {
-            gzip_error = e.what();
-            return false;
-          }
-        } else {
-          body.append(data, length);
-        }
-        if (request.body_size_limit != 0 && body.size() > request.body_size_limit) {
-          over_limit = true;
-          return false;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-          late = true;
-          return false;
-        }
-        return true;
-      });
+  net::Request get;
+  get.target = url->target;
+  get.headers = {{"Accept", kScrapeAccept},
+                 {"Accept-Encoding", "gzip"},
+                 {"X-Prometheus-Scrape-Timeout-Seconds",
+                  std::to_string(static_cast<double>(request.timeout.count()) / 1000.0)}};
+  get.on_headers = [&](const net::Response& response) {
+    result.status = response.status;
+    result.content_type = response.header("Content-Type");
+    gzipped = response.header("Content-Encoding") == "gzip";
+    if (gzipped) inflater = std::make_unique<GzipInflater>(request.body_size_limit);
+  };
+  get.on_body = [&](std::string_view piece) {
+    // Inflated as it arrives, so a stream that inflates without end stops at the limit.
+    if (inflater) {
+      try {
+        inflater->feed(piece, body);
+      } catch (const GzipTooLarge&) {
+        inflated_over = true;
+        return false;
+      } catch (const std::exception& e) {
+        gzip_error = e.what();
+        return false;
+      }
+    } else {
+      body.append(piece);
+    }
+    if (request.body_size_limit != 0 && body.size() > request.body_size_limit) {
+      over_limit = true;
+      return false;
+    }
+    return true;
+  };
+  const auto res = client->send(get);
   if (inflated_over) {
     result.error = "body larger than body_size_limit (" + std::to_string(request.body_size_limit) +
                    " bytes) once inflated";
@@ -121,15 +84,14 @@ FetchResult fetch(const FetchRequest& request) {
     result.error = "body larger than body_size_limit (" + std::to_string(request.body_size_limit) + " bytes)";
     return result;
   }
-  if (late || (!res && res.error() == httplib::Error::Read &&
-               std::chrono::steady_clock::now() >= deadline - std::chrono::milliseconds(5))) {
+  using Kind = net::Failure::Kind;
+  if (res.failure.kind == Kind::kTimeout) {
     result.error = "timeout: no complete answer within " + seconds_text(request.timeout);
     return result;
   }
-  if (!res) {
-    const auto e = res.error();
-    result.error = e == httplib::Error::Connection ? "connection refused or unreachable"
-                                                   : "HTTP request failed: " + httplib::to_string(e);
+  if (!res.ok()) {
+    result.error = res.failure.kind == Kind::kConnect ? "connection refused or unreachable"
+                                                      : "HTTP request failed: " + res.failure.message;
     return result;
   }
   if (result.status != 200) {

@@ -1,7 +1,5 @@
 #include "sim_serve/sim_services.h"
 
-#include <httplib.h>
-
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+
+#include "http/http_server.h"
 
 namespace gpuwatch {
 namespace {
@@ -59,32 +59,30 @@ struct SimServices::Listener {
   }
 
   unsigned open(bool any_port) {
-    server_ = std::make_unique<httplib::Server>();
-    server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      auto text = render();
-      if (!text) {
-        res.status = 503;
-        return;
-      }
-      res.set_content(std::move(*text), "text/plain; version=0.0.4; charset=utf-8");
-    });
-    if (any_port && port_ == 0) {
-      const int p = server_->bind_to_any_port("127.0.0.1");
-      if (p <= 0) throw std::runtime_error("cannot bind a port on 127.0.0.1");
-      port_ = static_cast<unsigned>(p);
-    } else if (!server_->bind_to_port("127.0.0.1", static_cast<int>(port_))) {
-      throw std::runtime_error("cannot bind 127.0.0.1:" + std::to_string(port_) + " (in use?)");
+    HttpServerOptions options;
+    options.listen = "127.0.0.1:" + std::to_string(any_port ? 0 : port_);
+    options.threads = 1;
+    options.event_threads = 1;
+    options.builtin_endpoints = false;
+    options.routes.push_back(
+        {{"GET"}, "/metrics", "", [this](const HttpRequest&) {
+           auto text = render();
+           if (!text) return HttpReply{503, "text/plain", "the GPU is lost\n", {}};
+           return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", std::move(*text), {}};
+         }});
+    auto server = std::make_unique<HttpServer>(
+        std::move(options), [] { return SnapshotPtr(); }, [] { return true; });
+    try {
+      server->start();
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot serve 127.0.0.1:" + std::to_string(port_) + ": " + e.what());
     }
-    thread_ = std::thread([s = server_.get()] { s->listen_after_bind(); });
+    port_ = static_cast<unsigned>(server->port());
+    server_ = std::move(server);
     return port_;
   }
 
-  void close() {
-    if (!server_) return;
-    server_->stop();
-    if (thread_.joinable()) thread_.join();
-    server_.reset();
-  }
+  void close() { server_.reset(); }
 
   // Closes the listener while the GPU is lost, so connections are refused, and opens it again after.
   void watch() {
@@ -110,8 +108,7 @@ struct SimServices::Listener {
   ServiceMetrics metrics_;
   unsigned index_;
   unsigned port_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<HttpServer> server_;
   std::thread watch_;
   std::atomic<bool> stopping_{false};
 };

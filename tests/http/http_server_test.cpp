@@ -277,6 +277,30 @@ TEST(HttpServer, WithoutItsModuleStartIsAClearErrorNamingThePath) {
   }
 }
 
+// A server of other content (sim serve's model servers): with the built-in endpoints off, its own /metrics
+// route answers, and /healthz is no longer served.
+TEST(HttpServer, WithoutBuiltinEndpointsTheRoutesAnswerAtTheirPaths) {
+  HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.builtin_endpoints = false;
+  options.routes.push_back(
+      HttpRoute{{"GET"}, "/metrics", "", [](const HttpRequest&) {
+                  return HttpReply{200, "text/plain; version=0.0.4", "model_requests 3\n", {}};
+                }});
+  HttpServer server(
+      options, [] { return SnapshotPtr(); }, [] { return true; });
+  server.start();
+  httplib::Client client("127.0.0.1", server.port());
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_EQ(metrics->body, "model_requests 3\n");
+  EXPECT_EQ(metrics->get_header_value("Content-Type"), "text/plain; version=0.0.4");
+  auto health = client.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 404);
+}
+
 TEST(HttpServer, MalformedListenAddressIsRejected) {
   HttpServerOptions options;
   options.listen = "nonsense";

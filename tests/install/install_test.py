@@ -45,6 +45,8 @@ REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
 TERMINAL_MODULE = "usr/lib/gpuwatch/gpuwatch-terminal.so"
 # Calendar SLO periods' civil time (abseil), loaded only for a calendar period.
 CALENDAR_MODULE = "usr/lib/gpuwatch/gpuwatch-calendar.so"
+# The HTTP client's TLS (OpenSSL), loaded only to ask an https:// URL.
+TLS_CLIENT_MODULE = "usr/lib/gpuwatch/gpuwatch-tls-client.so"
 
 
 class Failure(Exception):
@@ -133,6 +135,7 @@ def expected_files():
         REMOTE_WRITE_MODULE,
         TERMINAL_MODULE,
         CALENDAR_MODULE,
+        TLS_CLIENT_MODULE,
         UNIT,
         "usr/lib/sysusers.d/gpuwatch.conf",
         CONFIG,
@@ -170,12 +173,13 @@ def deb_contents():
     check(link.issym() and link.linkname == "libnvml-sim.so",
           f"{SIM_DIR}/libnvidia-ml.so.1 should link to libnvml-sim.so, is {link.type!r} -> {link.linkname!r}")
     # The binary links none of the optional modules' libraries (HTTP server, kubelet, remote write, terminal,
-    # calendar):
-    # they are mapped only where a module is loaded.
+    # calendar, the TLS client's OpenSSL) nor cpp-httplib (its shared library maps OpenSSL and brotli): they are
+    # mapped only where a module is loaded.
     elf = os.path.join(root(), "usr/bin/gpuwatch")
     needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run_ok(["readelf", "-d", elf], "readelf -d").stdout)
     heavy = [n for n in needed if n.startswith(("libgrpc", "libgpr", "libupb", "libabsl_", "libprotobuf", "libsnappy",
-                                                 "libncurses", "libtinfo", "libmicrohttpd", "libgnutls"))]
+                                                 "libncurses", "libtinfo", "libssl", "libcrypto", "libcpp-httplib",
+                                                 "libbrotli", "libmicrohttpd", "libgnutls", "libcrypt."))]
     check(needed and not heavy, f"usr/bin/gpuwatch links the optional modules' libraries: {heavy}")
     unexpected = [n for n in files if not n.startswith(("usr/", "etc/gpuwatch/"))]
     check(not unexpected, f"files outside /usr and /etc/gpuwatch: {unexpected}")
@@ -427,7 +431,7 @@ def make_install():
     for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-http-server.so",
               "lib/gpuwatch/gpuwatch-kubelet.so",
               "lib/gpuwatch/gpuwatch-remote-write.so", "lib/gpuwatch/gpuwatch-terminal.so",
-              "lib/gpuwatch/gpuwatch-calendar.so",
+              "lib/gpuwatch/gpuwatch-calendar.so", "lib/gpuwatch/gpuwatch-tls-client.so",
               "lib/systemd/system/gpuwatch.service",
               "lib/sysusers.d/gpuwatch.conf", "etc/gpuwatch/gpuwatch.yaml", "share/man/man1/gpuwatch.1.gz",
               "share/gpuwatch/scenarios/incidents-8xh200.yaml", "share/doc/gpuwatch/runbooks/GpuXidCritical.md"):

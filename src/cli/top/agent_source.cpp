@@ -1,7 +1,5 @@
 #include "cli/top/agent_source.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include "cli/top/agent_frame.h"
 #include "cli/top/agent_history.h"
 #include "core/wall_clock.h"
+#include "net/http_client.h"
 
 namespace gpuwatch::top {
 
@@ -27,15 +26,16 @@ struct AgentSource::Shared {
 namespace {
 
 // One GET of the agent's JSON; sets `problem` and returns null when there is no usable answer.
-nlohmann::json get_json(httplib::Client& client, const std::string& url, std::string& problem) {
-  const auto res = client.Get(url);
-  if (!res) {
-    problem = "no answer from the agent (" + httplib::to_string(res.error()) + ")";
+nlohmann::json get_json(net::HttpClient& client, const std::string& url, std::string& problem) {
+  const auto res = client.send({"GET", url, {}, {}, {}, {}});
+  if (!res.ok()) {
+    problem = "no answer from the agent (" + res.failure.message + ")";
     return nullptr;
   }
-  auto body = nlohmann::json::parse(res->body, nullptr, false);
-  if (res->status != 200 || body.is_discarded()) {
-    problem = url + " answered HTTP " + std::to_string(res->status) + ": " + res->body.substr(0, 120);
+  auto body = nlohmann::json::parse(res.response.body, nullptr, false);
+  if (res.response.status != 200 || body.is_discarded()) {
+    problem = url + " answered HTTP " + std::to_string(res.response.status) + ": " +
+              res.response.body.substr(0, 120);
     return nullptr;
   }
   return body;
@@ -43,7 +43,7 @@ nlohmann::json get_json(httplib::Client& client, const std::string& url, std::st
 
 // What the agent's history holds of the last kHistoryPoints intervals, for the plots; null when it cannot say
 // (no history: the agent runs with --store none, or an older agent).
-std::shared_ptr<const std::map<std::string, GpuHistory>> ask_history(httplib::Client& client,
+std::shared_ptr<const std::map<std::string, GpuHistory>> ask_history(net::HttpClient& client,
                                                                      const std::string& base,
                                                                      std::chrono::milliseconds interval) {
   constexpr std::size_t kHistoryPoints = 300;
@@ -52,13 +52,13 @@ std::shared_ptr<const std::map<std::string, GpuHistory>> ask_history(httplib::Cl
   const double start = end - step * (kHistoryPoints - 1);
   std::array<nlohmann::json, 4> answers;
   for (std::size_t i = 0; i < kHistoryQueries.size(); ++i) {
-    const httplib::Params params{{"query", std::string(kHistoryQueries[i])},
-                                 {"start", std::to_string(start)},
-                                 {"end", std::to_string(end)},
-                                 {"step", std::to_string(step)}};
-    const auto res = client.Get(base + "/api/v1/query_range", params, httplib::Headers{});
-    if (!res || res->status != 200) return nullptr;
-    answers[i] = nlohmann::json::parse(res->body, nullptr, false);
+    const std::string query = net::form_encode({{"query", std::string(kHistoryQueries[i])},
+                                                {"start", std::to_string(start)},
+                                                {"end", std::to_string(end)},
+                                                {"step", std::to_string(step)}});
+    const auto res = client.send({"GET", base + "/api/v1/query_range?" + query, {}, {}, {}, {}});
+    if (!res.ok() || res.response.status != 200) return nullptr;
+    answers[i] = nlohmann::json::parse(res.response.body, nullptr, false);
   }
   return std::make_shared<const std::map<std::string, GpuHistory>>(
       history_from_agent(answers, start, step, kHistoryPoints));
@@ -73,19 +73,37 @@ FramePtr with_problem(const FramePtr& last, const std::string& origin, const std
   return frame;
 }
 
+// The client of the agent's origin; null with `problem` set when there is none (https without the TLS
+// module).
+std::unique_ptr<net::HttpClient> agent_client(const std::string& origin, std::string& problem) {
+  net::ClientOptions options;
+  options.timeouts = {std::chrono::seconds(2), std::chrono::seconds(5), {}};
+  options.keep_alive = true;
+  try {
+    return net::make_http_client(origin, options);
+  } catch (const net::ClientError& e) {
+    problem = e.what();
+    return nullptr;
+  }
+}
+
 void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
-  httplib::Client client(shared.origin);
-  client.set_connection_timeout(std::chrono::seconds(2));
-  client.set_read_timeout(std::chrono::seconds(5));
-  client.set_keep_alive(true);
+  std::string no_client;
+  const auto client = agent_client(shared.origin, no_client);
+  if (!client) {
+    std::lock_guard lock(shared.mutex);
+    shared.frame = with_problem(shared.frame, shared.origin, no_client);
+    shared.wakeup->notify();
+    return;
+  }
   const std::string base = shared.path == "/" ? "" : shared.path;
   bool asked_history = false;
   while (!stop.stop_requested()) {
     const auto next = std::chrono::steady_clock::now() + shared.interval;
     std::string problem;
-    const auto gpus = get_json(client, base + "/api/v1/gpus", problem);
+    const auto gpus = get_json(*client, base + "/api/v1/gpus", problem);
     std::string alerts_problem;
-    const auto alerts = gpus.is_null() ? nullptr : get_json(client, base + "/api/v1/alerts", alerts_problem);
+    const auto alerts = gpus.is_null() ? nullptr : get_json(*client, base + "/api/v1/alerts", alerts_problem);
     FramePtr fresh;
     if (!gpus.is_null()) {
       try {
@@ -95,7 +113,7 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
         // The GPUs are current; only the alerts are missing.
         if (!alerts_problem.empty()) frame->problem = "alerts: " + alerts_problem;
         // Once, with the first frame: the plots start with what the agent remembers.
-        if (!asked_history) frame->earlier = ask_history(client, base, shared.interval);
+        if (!asked_history) frame->earlier = ask_history(*client, base, shared.interval);
         asked_history = true;
         fresh = std::move(frame);
       } catch (const std::exception& e) {

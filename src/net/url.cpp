@@ -1,0 +1,95 @@
+#include "net/url.h"
+
+#include <charconv>
+
+namespace gpuwatch::net {
+
+namespace {
+
+std::string bracketed(const std::string& host) {
+  return host.find(':') == std::string::npos ? host : "[" + host + "]";
+}
+
+}  // namespace
+
+std::string Url::origin() const {
+  return scheme + "://" + bracketed(host) + ":" + std::to_string(port);
+}
+
+std::string Url::host_header() const {
+  const bool default_port = port == (tls() ? 443 : 80);
+  return default_port ? bracketed(host) : bracketed(host) + ":" + std::to_string(port);
+}
+
+std::optional<Url> parse_url(const std::string& text, std::string* error) {
+  const auto fail = [&](const std::string& why) {
+    *error = "'" + text + "' " + why;
+    return std::nullopt;
+  };
+  Url url;
+  const auto scheme_end = text.find("://");
+  url.scheme = scheme_end == std::string::npos ? "" : text.substr(0, scheme_end);
+  if (url.scheme != "http" && url.scheme != "https") return fail("is not an http:// or https:// URL");
+  url.port = url.tls() ? 443 : 80;
+  const auto authority_start = scheme_end + 3;
+  const auto path_start = text.find_first_of("/?#", authority_start);
+  std::string_view authority(text);
+  authority = authority.substr(
+      authority_start, path_start == std::string::npos ? std::string::npos : path_start - authority_start);
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) return fail("carries credentials");
+  std::string_view port_text;
+  if (!authority.empty() && authority.front() == '[') {  // [::1]:port
+    const auto close = authority.find(']');
+    if (close == std::string_view::npos) return fail("has an unclosed IPv6 address");
+    url.host = std::string(authority.substr(1, close - 1));
+    const auto rest = authority.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return fail("has text after its IPv6 address");
+    if (!rest.empty()) port_text = rest.substr(1);
+  } else {
+    const auto colon = authority.rfind(':');
+    url.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port_text = authority.substr(colon + 1);
+  }
+  if (url.host.empty()) return fail("has no host");
+  if (!port_text.empty()) {
+    int port = 0;
+    const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    if (ec != std::errc() || end != port_text.data() + port_text.size() || port <= 0 || port > 65535)
+      return fail("has a bad port");
+    url.port = port;
+  }
+  url.target = path_start == std::string::npos ? "/" : text.substr(path_start);
+  if (url.target.front() == '#') url.target = "/";
+  if (url.target.front() == '?') url.target = "/" + url.target;
+  if (const auto hash = url.target.find('#'); hash != std::string::npos) url.target.resize(hash);
+  return url;
+}
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    }
+  }
+  return out;
+}
+
+std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (const auto& [name, value] : fields) {
+    if (!out.empty()) out += '&';
+    out += percent_encode(name) + "=" + percent_encode(value);
+  }
+  return out;
+}
+
+}  // namespace gpuwatch::net
