@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "cli/commands.h"
 
@@ -34,6 +36,27 @@ int report_unexpected(const CLI::App& app, const CLI::ExtrasError& e) {
   return gpuwatch::kExitUsage;
 }
 
+using AddCommand = void (*)(CLI::App&, gpuwatch::CommandAction&);
+// Every command, in the order --help lists them.
+constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
+    {"agent", &gpuwatch::add_agent_command},   {"status", &gpuwatch::add_status_command},
+    {"config", &gpuwatch::add_config_command}, {"sim", &gpuwatch::add_sim_command},
+    {"query", &gpuwatch::add_query_command},   {"report", &gpuwatch::add_report_command},
+    {"alerts", &gpuwatch::add_alerts_command}, {"slo", &gpuwatch::add_slo_command},
+    {"rules", &gpuwatch::add_rules_command},   {"import", &gpuwatch::add_import_command},
+    {"store", &gpuwatch::add_store_command},   {"top", &gpuwatch::add_top_command},
+};
+
+// Only the command typed first is built, when it is one: building every command's flags (their options,
+// help texts and checks) is paid by each run of every command, the one-shot ones too. Anything else
+// (--help, --version, a mistyped command) builds them all, so that help and errors name every command.
+void add_commands(CLI::App& app, gpuwatch::CommandAction& action, std::string_view first) {
+  for (const auto& [name, add] : kCommands) {
+    if (name == first) return add(app, action);
+  }
+  for (const auto& command : kCommands) command.second(app, action);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,18 +73,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);
 
   gpuwatch::CommandAction action;
-  gpuwatch::add_agent_command(app, action);
-  gpuwatch::add_status_command(app, action);
-  gpuwatch::add_config_command(app, action);
-  gpuwatch::add_sim_command(app, action);
-  gpuwatch::add_query_command(app, action);
-  gpuwatch::add_report_command(app, action);
-  gpuwatch::add_alerts_command(app, action);
-  gpuwatch::add_slo_command(app, action);
-  gpuwatch::add_rules_command(app, action);
-  gpuwatch::add_import_command(app, action);
-  gpuwatch::add_store_command(app, action);
-  gpuwatch::add_top_command(app, action);
+  add_commands(app, action, argc > 1 ? argv[1] : "");
 
   try {
     app.parse(argc, argv);

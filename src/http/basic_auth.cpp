@@ -1,22 +1,14 @@
 #include "http/basic_auth.h"
 
-#include <crypt.h>
-
-#include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <variant>
+
+#include "core/optional_module.h"
+#include "http/constant_time_equal.h"
+#include "http/event_loop.h"
 
 namespace gpuwatch {
-namespace {
-
-bool same(std::string_view a, std::string_view b) {
-  // Time independent of where they differ: a password is compared here.
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
-}  // namespace
 
 std::optional<std::string> decode_base64(std::string_view text) {
   static constexpr std::string_view kAlphabet =
@@ -43,14 +35,6 @@ std::optional<std::string> decode_base64(std::string_view text) {
   return out;
 }
 
-bool password_matches(const std::string& password, const std::string& hash) {
-  auto data = std::make_unique<crypt_data>();  // 32 KiB: not on the event thread's stack
-  std::memset(data.get(), 0, sizeof(crypt_data));
-  const char* result = crypt_r(password.c_str(), hash.c_str(), data.get());
-  // libxcrypt answers a string starting with '*' on failure, never the hash.
-  return result != nullptr && result[0] != '*' && same(result, hash);
-}
-
 std::optional<std::string> BasicAuth::verify(std::string_view authorization) const {
   const auto space = authorization.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
@@ -69,13 +53,24 @@ std::optional<std::string> BasicAuth::verify(std::string_view authorization) con
   if (hash == users_.end()) return std::nullopt;
   {
     std::lock_guard lock(mu_);
-    if (const auto known = verified_.find(user); known != verified_.end() && same(known->second, password))
+    if (const auto known = verified_.find(user);
+        known != verified_.end() && constant_time_equal(known->second, password))
       return user;
   }
-  if (!password_matches(password, hash->second)) return std::nullopt;
+  if (!matches_(password, hash->second)) return std::nullopt;
   std::lock_guard lock(mu_);
   verified_[user] = password;
   return user;
+}
+
+BasicAuth::PasswordCheck load_password_check(const std::string& module_path) {
+  auto opened = OptionalModule::open(module_path, http::kEventLoopModule, http::kPasswordEntry);
+  if (auto* why = std::get_if<std::string>(&opened))
+    throw std::runtime_error("module_missing: the HTTP server module: " + *why);
+  auto module = std::make_shared<OptionalModule>(std::move(std::get<OptionalModule>(opened)));
+  return [module](const std::string& password, const std::string& hash) {
+    return module->entry<http::PasswordMatches>()(password, hash);
+  };
 }
 
 }  // namespace gpuwatch

@@ -4,6 +4,7 @@
 // stops working when the file changes (the agent reads it at start).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -14,21 +15,29 @@ namespace gpuwatch {
 
 class BasicAuth {
  public:
-  explicit BasicAuth(std::map<std::string, std::string> users) : users_(std::move(users)) {}
+  // Whether a password matches a bcrypt (or any crypt(3)) hash: the HTTP server module's (libxcrypt), see
+  // http/event_loop.h.
+  using PasswordCheck = std::function<bool(const std::string& password, const std::string& hash)>;
+  BasicAuth(std::map<std::string, std::string> users, PasswordCheck matches)
+      : users_(std::move(users)), matches_(std::move(matches)) {}
   // The user an "Authorization: Basic ..." header proves, or nullopt (no header, another scheme, unknown
   // user, wrong password). Thread-safe.
   std::optional<std::string> verify(std::string_view authorization) const;
 
  private:
   std::map<std::string, std::string> users_;  // user -> bcrypt hash
+  PasswordCheck matches_;
   mutable std::mutex mu_;
   mutable std::map<std::string, std::string> verified_;  // user -> the password that matched its hash
 };
 
+// The check the HTTP server module (gpuwatch-http-server.so, "" = where modules are found) makes: libxcrypt
+// is mapped only where a server asks for a password. It keeps the module loaded while it lives. Throws
+// std::runtime_error "module_missing: ..." with the path and the loader's reason when the module cannot be
+// loaded.
+BasicAuth::PasswordCheck load_password_check(const std::string& module_path);
+
 // RFC 4648 base64 (the standard alphabet, with padding); nullopt when `text` is not.
 std::optional<std::string> decode_base64(std::string_view text);
-
-// Whether `password` matches the bcrypt (or any crypt(3)) `hash`, through libxcrypt.
-bool password_matches(const std::string& password, const std::string& hash);
 
 }  // namespace gpuwatch

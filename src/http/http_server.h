@@ -2,7 +2,8 @@
 // /api/v1/gpus (JSON), an index at /endpoints, and the routes other parts add (HttpServerOptions::routes).
 // Handlers read only the latest snapshot, never a device, so a hung driver call cannot hang a scrape.
 //
-// The server is event-driven (libmicrohttpd): a slow or idle client holds a connection, not a thread. The
+// The server is event-driven (libmicrohttpd, in the module gpuwatch-http-server.so loaded by start(), so that
+// a process that never serves maps none of it): a slow or idle client holds a connection, not a thread. The
 // built-in routes are answered on the event threads at once; the added routes run on a small bounded worker
 // pool, so a slow query never delays a scrape, and when the pool's queue is full they are answered 503 at
 // once. Deadlines and limits (HttpServerOptions) bound what one client can make the server wait for or hold.
@@ -57,6 +58,9 @@ struct HttpServerOptions {
   // TLS, mutual TLS and basic auth from a web configuration file (http/web_config.h); plain HTTP for anyone
   // when absent.
   std::optional<WebConfig> web;
+  // The event loop's module (http/event_loop.h); "" finds it as every optional module is found
+  // (core/optional_module.h). Without it start() throws, saying module_missing and why.
+  std::string module_path;
 };
 
 class HttpServer {
@@ -69,7 +73,8 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds and starts serving on a thread of its own. Throws std::invalid_argument for a malformed listen
-  // address and std::runtime_error naming the address and the system's reason when it cannot bind.
+  // address and std::runtime_error naming the address and the system's reason when it cannot bind, or
+  // "module_missing" and the loader's reason when the event loop's module cannot be loaded.
   void start();
   // Binds `listen` as start() does, for an owner that needs the port before the server starts: the port the
   // system picked for port 0 is in the address. Throws as start() does.

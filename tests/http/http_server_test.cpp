@@ -243,6 +243,40 @@ TEST(HttpServer, AddedRoutesGetParamsCapturesAndFormBodies) {
   EXPECT_EQ(client.Get("/no/such/path")->status, 404);
 }
 
+// A server without its module (its event loop and basic auth's password check) says so and why, and holds
+// nothing: the port is free again.
+TEST(HttpServer, WithoutItsModuleStartIsAClearErrorNamingThePath) {
+  for (const std::string& module : {std::string(GPUWATCH_BINARY_DIR "/no-such-dir/gpuwatch-http-server.so"),
+                                    std::string(GPUWATCH_NOT_A_MODULE)}) {
+    HttpServerOptions options;
+    options.listen = "127.0.0.1:" + std::to_string(HttpServer::bind("127.0.0.1:0").address.port);
+    options.module_path = module;
+    HttpServerOptions with_users = options;  // basic auth's password check comes from the same module
+    with_users.web.emplace().basic_auth_users = {
+        {"alice", "$2y$10$0123456789012345678901uLk9aCOIxlvYH7W4VS0S6c9mBsZ1e7u"}};
+    for (const HttpServerOptions& o : {options, with_users}) {
+      HttpServer server(
+          o, [] { return SnapshotPtr{}; }, [] { return true; });
+      try {
+        server.start();
+        FAIL() << "started without its module: " << module;
+      } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("module_missing"), std::string::npos) << what;
+        EXPECT_NE(what.find(module), std::string::npos) << what;
+        EXPECT_NE(what.find(o.listen), std::string::npos) << what;
+      }
+      EXPECT_EQ(server.port(), 0);
+      server.stop();  // harmless after a failed start
+    }
+    options.module_path.clear();
+    HttpServer found(
+        options, [] { return SnapshotPtr{}; }, [] { return true; });
+    found.start();
+    EXPECT_EQ(httplib::Client("127.0.0.1", found.port()).Get("/healthz")->status, 200);
+  }
+}
+
 // A server of other content (sim serve's model servers): with the built-in endpoints off, its own /metrics
 // route answers, and /healthz is no longer served.
 TEST(HttpServer, WithoutBuiltinEndpointsTheRoutesAnswerAtTheirPaths) {

@@ -148,7 +148,7 @@ TEST(WebConfig, HeadersExporterToolkitForbidsAreRejectedWithFileAndLine) {
 }
 
 TEST(BasicAuth, VerifiesBcryptHashesAndDecodesTheHeader) {
-  const BasicAuth auth({{"alice", bcrypt("pa:ss")}});
+  const BasicAuth auth({{"alice", bcrypt("pa:ss")}}, load_password_check(""));
   EXPECT_EQ(auth.verify("Basic YWxpY2U6cGE6c3M="), "alice");  // alice:pa:ss (a password may hold ':')
   EXPECT_EQ(auth.verify("basic YWxpY2U6cGE6c3M="), "alice");
   EXPECT_FALSE(auth.verify("Bearer YWxpY2U6cGE6c3M="));

@@ -37,6 +37,8 @@ CONFIG = "etc/gpuwatch/gpuwatch.yaml"
 SIM_DIR = "usr/lib/gpuwatch/sim"
 # The kubelet source's gRPC client, loaded only when a pod-resources socket is configured.
 KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
+# The HTTP server's event loop (libmicrohttpd, GnuTLS), loaded when the agent starts serving.
+HTTP_SERVER_MODULE = "usr/lib/gpuwatch/gpuwatch-http-server.so"
 # Remote write's protobuf and snappy, loaded only when a receiver is configured.
 REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
 # top's ncurses terminal, loaded by `gpuwatch top` only.
@@ -128,6 +130,7 @@ def expected_files():
         "usr/bin/gpuwatch",
         f"{SIM_DIR}/libnvml-sim.so",
         f"{SIM_DIR}/libnvidia-ml.so.1",
+        HTTP_SERVER_MODULE,
         KUBELET_MODULE,
         REMOTE_WRITE_MODULE,
         TERMINAL_MODULE,
@@ -169,14 +172,14 @@ def deb_contents():
     link = members[f"{SIM_DIR}/libnvidia-ml.so.1"]
     check(link.issym() and link.linkname == "libnvml-sim.so",
           f"{SIM_DIR}/libnvidia-ml.so.1 should link to libnvml-sim.so, is {link.type!r} -> {link.linkname!r}")
-    # The binary links none of the optional modules' libraries (kubelet, remote write, terminal, calendar, the
-    # TLS client's OpenSSL) nor cpp-httplib (its shared library maps OpenSSL and brotli): they are mapped only
-    # where a module is loaded.
+    # The binary links none of the optional modules' libraries (HTTP server, kubelet, remote write, terminal,
+    # calendar, the TLS client's OpenSSL) nor cpp-httplib (its shared library maps OpenSSL and brotli): they are
+    # mapped only where a module is loaded.
     elf = os.path.join(root(), "usr/bin/gpuwatch")
     needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run_ok(["readelf", "-d", elf], "readelf -d").stdout)
     heavy = [n for n in needed if n.startswith(("libgrpc", "libgpr", "libupb", "libabsl_", "libprotobuf", "libsnappy",
                                                  "libncurses", "libtinfo", "libssl", "libcrypto", "libcpp-httplib",
-                                                 "libbrotli"))]
+                                                 "libbrotli", "libmicrohttpd", "libgnutls", "libcrypt."))]
     check(needed and not heavy, f"usr/bin/gpuwatch links the optional modules' libraries: {heavy}")
     unexpected = [n for n in files if not n.startswith(("usr/", "etc/gpuwatch/"))]
     check(not unexpected, f"files outside /usr and /etc/gpuwatch: {unexpected}")
@@ -425,7 +428,8 @@ def make_install():
     dest = os.path.join(base, "local")
     install_into(dest, "/usr/local")
     tree = os.path.join(dest, "usr/local")
-    for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-kubelet.so",
+    for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-http-server.so",
+              "lib/gpuwatch/gpuwatch-kubelet.so",
               "lib/gpuwatch/gpuwatch-remote-write.so", "lib/gpuwatch/gpuwatch-terminal.so",
               "lib/gpuwatch/gpuwatch-calendar.so", "lib/gpuwatch/gpuwatch-tls-client.so",
               "lib/systemd/system/gpuwatch.service",
