@@ -18,10 +18,11 @@ std::shared_ptr<store::RetryingHistory> open_history(const AgentOptions& options
 void HistorySink::consume(const SnapshotPtr& snapshot) {
   if (!published_) {
     history_->append(*snapshot);
-    return;
+  } else {
+    const PublishedFamilies published = published_->stored_families();
+    history_->append(*snapshot, published.families);
   }
-  const PublishedFamilies published = published_->stored_families();
-  history_->append(*snapshot, published.families);
+  trim_.maybe_trim();
 }
 
 }  // namespace gpuwatch

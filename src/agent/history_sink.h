@@ -1,11 +1,14 @@
 // History as a sink: every snapshot appended to the store. Its queue keeps what it holds (drop newest when
 // full): the queued snapshots are written in order, and a stall loses one contiguous stretch of newer ones
-// rather than holes all over; 32 snapshots ride out a slow sync or a long query holding the store.
+// rather than holes all over; 32 snapshots ride out a slow sync or a long query holding the store. The
+// history frees the most memory in the middle of the heap, so its thread also gives free pages back
+// (heap_trim.h).
 #pragma once
 
 #include <memory>
 #include <string_view>
 
+#include "agent/heap_trim.h"
 #include "agent/published_families.h"
 #include "agent/snapshot_sink.h"
 #include "config/agent_options.h"
@@ -31,6 +34,7 @@ class HistorySink final : public SnapshotSink {
  private:
   std::shared_ptr<store::RetryingHistory> history_;
   std::shared_ptr<const PublishedState> published_;
+  HeapTrim trim_;
 };
 
 }  // namespace gpuwatch

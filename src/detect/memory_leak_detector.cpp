@@ -83,14 +83,13 @@ class MemoryLeakDetector final : public Detector {
     if (s_.bins < 2 || static_cast<double>(w.span_ms()) < 0.9 * static_cast<double>(s_.window.count()))
       return std::nullopt;
     std::vector<double> sum(s_.bins, 0), n(s_.bins, 0);
-    const auto& pts = w.points();
-    const double t0 = static_cast<double>(pts.front().t_ms), len = static_cast<double>(w.span_ms()) + 1;
-    for (const auto& p : pts) {
+    const double t0 = static_cast<double>(w.front().t_ms), len = static_cast<double>(w.span_ms()) + 1;
+    w.for_each([&](const Point& p) {
       const auto b = std::min<std::size_t>(
           s_.bins - 1, static_cast<std::size_t>((static_cast<double>(p.t_ms) - t0) / len * s_.bins));
       sum[b] += p.value;
       n[b] += 1;
-    }
+    });
     for (double c : n)
       if (c == 0) return std::nullopt;
     const double step = s_.min_growth_bytes / (2.0 * (s_.bins - 1));

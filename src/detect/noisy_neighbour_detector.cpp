@@ -159,7 +159,7 @@ class NoisyNeighbourDetector final : public Detector {
                        worst_pid, worst->name, worst->before * 100, s_.baseline.count() / 60000.0, pid,
                        newcomer.name, static_cast<double>(now - a.at_ms) / 1000.0, worst_after * 100,
                        static_cast<double>(std::min(now - a.at_ms, s_.measure.count())) / 1000.0,
-                       newcomer.utilization.empty() ? 0 : newcomer.utilization.points().back().value * 100),
+                       newcomer.utilization.empty() ? 0 : newcomer.utilization.back().value * 100),
            "tell both owners; move one of the jobs to a GPU of its own, or partition the GPU (MIG, MPS "
            "limits) if the two must share it",
            s_.for_duration});

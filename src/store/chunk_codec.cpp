@@ -131,7 +131,7 @@ struct BlockEncoder::Zstd {
   struct Free {
     void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
   };
-  std::unique_ptr<ZSTD_CCtx, Free> ctx{ZSTD_createCCtx()};
+  std::unique_ptr<ZSTD_CCtx, Free> ctx;  // made at the first block worth compressing: the head's never is
   std::vector<std::uint8_t> raw;
   std::vector<std::uint8_t> packed;
   std::vector<std::uint8_t> entropy;
@@ -161,7 +161,7 @@ struct BlockDecoder::Zstd {
   struct Free {
     void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
   };
-  std::unique_ptr<ZSTD_DCtx, Free> ctx{ZSTD_createDCtx()};
+  std::unique_ptr<ZSTD_DCtx, Free> ctx;  // made at the first compressed block: the head's chunks are not
   std::vector<std::uint8_t> raw;
 };
 
@@ -196,6 +196,7 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
   std::size_t raw_size = zstd_->raw.size();
   bool packed = false;
   if (raw_size >= kSmallestPayloadWorthZstd) {
+    if (options_.zstd_level > 0 && !zstd_->ctx) zstd_->ctx.reset(ZSTD_createCCtx());
     if (options_.zstd_level > 0 && zstd_->ctx &&
         compress(zstd_->raw, zstd_->packed) < raw_size - varint_size(raw_size)) {
       body = &zstd_->packed;
@@ -247,6 +248,7 @@ void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<
   const Header h = read_header(block);
   std::span<const std::uint8_t> payload = block.subspan(h.payload_offset, h.payload_bytes);
   if (h.info.zstd) {
+    if (!zstd_->ctx) zstd_->ctx.reset(ZSTD_createDCtx());
     if (!zstd_->ctx) throw CodecError("cannot allocate a zstd decompression context");
     zstd_->raw.resize(h.raw_payload_bytes);
     const std::size_t size = ZSTD_decompressDCtx(zstd_->ctx.get(), zstd_->raw.data(), zstd_->raw.size(),

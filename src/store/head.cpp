@@ -35,7 +35,7 @@ void Head::add(SeriesId id, std::int64_t t, double v, std::uint64_t segment) {
   if (!s.open.empty() && (window_of(t) != window_of(s.open.first_t()) || s.open.size() >= max_samples_))
     cut(s);
   if (s.open.empty()) s.open = HeadBlock(id, segment);
-  s.open.add(t, v, chunk_encoder_);
+  s.open.add(t, v, chunk_encoder_, chunk_decoder_);
   s.last_t = t;
 }
 

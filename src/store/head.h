@@ -70,6 +70,7 @@ class Head {
   std::int64_t window_ms_;
   std::size_t max_samples_;
   BlockEncoder chunk_encoder_;
+  BlockDecoder chunk_decoder_;  // merges small chunks (head_block.h)
   std::unordered_map<SeriesId, State> series_;
   std::vector<std::shared_ptr<const HeadBlock>> pending_;
 };

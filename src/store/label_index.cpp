@@ -27,8 +27,8 @@ void LabelIndex::add(SeriesId id, Labels labels) {
     auto& ids = postings_[pair];
     ids.insert(std::upper_bound(ids.begin(), ids.end(), id), id);
   }
-  by_labels_.emplace(labels, id);
-  by_id_.emplace(id, std::make_shared<const Labels>(std::move(labels)));
+  const auto& held = by_id_.emplace(id, std::make_shared<const Labels>(std::move(labels))).first->second;
+  by_labels_.emplace(held.get(), id);
 }
 
 void LabelIndex::remove(std::span<const SeriesId> ids) {
@@ -43,7 +43,7 @@ void LabelIndex::remove(std::span<const SeriesId> ids) {
       const auto p = postings_.find(pair);
       if (p != postings_.end()) touched.push_back(p);
     }
-    by_labels_.erase(*it->second);
+    by_labels_.erase(it->second.get());
     by_id_.erase(it);
   }
   const auto by_address = [](const Posting& a, const Posting& b) {

@@ -41,11 +41,20 @@ class LabelIndex {
   std::vector<Candidate> candidates(std::span<const LabelMatcher> matchers) const;
 
  private:
+  // by_labels_ is keyed by the label set by_id_ holds, not a copy of it: one copy of each series' labels.
   struct Hash {
+    using is_transparent = void;
     std::size_t operator()(const Labels& labels) const;
+    std::size_t operator()(const Labels* labels) const { return (*this)(*labels); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    static const Labels& of(const Labels& labels) { return labels; }
+    static const Labels& of(const Labels* labels) { return *labels; }
+    bool operator()(const auto& a, const auto& b) const { return of(a) == of(b); }
   };
   std::unordered_map<SeriesId, std::shared_ptr<const Labels>> by_id_;
-  std::unordered_map<Labels, SeriesId, Hash> by_labels_;
+  std::unordered_map<const Labels*, SeriesId, Hash, Equal> by_labels_;
   std::map<std::pair<std::string, std::string>, std::vector<SeriesId>> postings_;  // sorted ids
 };
 
