@@ -288,6 +288,13 @@ void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<
   }
 }
 
+void BlockDecoder::decode_points(std::span<const std::uint8_t> block, std::vector<Point>& out,
+                                 SeriesReference reference) {
+  decode_into(block, timestamps_ms_, values_, reference);
+  out.reserve(out.size() + values_.size());
+  for (std::size_t k = 0; k < values_.size(); ++k) out.push_back(Point{timestamps_ms_[k], values_[k]});
+}
+
 BlockInfo inspect_block(std::span<const std::uint8_t> block) {
   return read_header(block).info;
 }

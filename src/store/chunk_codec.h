@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "core/series.h"
 #include "store/codec_error.h"
 #include "store/int_column.h"
 #include "store/value_column.h"
@@ -89,10 +90,17 @@ class BlockDecoder {
   // Same, into caller-owned vectors (resized), so a reader can reuse their memory.
   void decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& timestamps_ms,
                    std::vector<double>& values, SeriesReference reference = {});
+  // Same, as points appended to `out` (grown by exactly the block's samples, never zero-filled first): the
+  // form a reader walks and caches, without a copy of columns of its own. On CodecError `out` is unchanged.
+  void decode_points(std::span<const std::uint8_t> block, std::vector<Point>& out,
+                     SeriesReference reference = {});
 
  private:
   struct Zstd;
   std::unique_ptr<Zstd> zstd_;
+  // The columns decode_points decodes into first, reused from block to block.
+  std::vector<std::int64_t> timestamps_ms_;
+  std::vector<double> values_;
 };
 
 // Verifies the checksum and reads the header.

@@ -154,7 +154,7 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   // or from the cache.
   void append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
                      const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
-                     DecodedBlock& scratch, std::vector<Point>& out) const;
+                     std::vector<Point>& scratch, std::vector<Point>& out) const;
   // Whether every block in `keys` is decoded in the cache; if so, their points are in `found`.
   bool all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoints>& found) const;
   void note_error(const StoreError& e);

@@ -102,26 +102,30 @@ bool Store::all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoin
 
 void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
                           const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
-                          DecodedBlock& scratch, std::vector<Point>& out) const {
+                          std::vector<Point>& scratch, std::vector<Point>& out) const {
   const BlockKey& key = row.key;
   CachedPoints points = decoded_.find(key);
-  if (!points) {
-    try {
-      decoder.decode_into(row.data, scratch.timestamps_ms, scratch.values);
-    } catch (const CodecError& e) {
-      std::lock_guard c(corrupt_mu_);
-      if (corrupt_rows_.insert(key.row).second)
-        spdlog::error("store: block {} of {} is corrupt and skipped: {}", key.row, labels_to_string(labels),
-                      e.what());
-      return;
-    }
-    auto decoded = std::make_shared<std::vector<Point>>(scratch.values.size());
-    for (std::size_t k = 0; k < scratch.values.size(); ++k)
-      (*decoded)[k] = Point{scratch.timestamps_ms[k], scratch.values[k]};
-    points = decoded;
-    if (worth_keeping(key, min_t, max_t)) decoded_.insert(key, points, generation);
+  if (points) {
+    append_range(*points, min_t, max_t, times, out);
+    return;
   }
-  append_range(*points, min_t, max_t, times, out);
+  // A block kept is decoded straight into the cache's buffer (of exactly its size); one read in passing
+  // into the reader's scratch, whose memory serves the next such block.
+  const bool keep = worth_keeping(key, min_t, max_t);
+  std::shared_ptr<std::vector<Point>> kept = keep ? std::make_shared<std::vector<Point>>() : nullptr;
+  std::vector<Point>& decoded = keep ? *kept : scratch;
+  decoded.clear();
+  try {
+    decoder.decode_points(row.data, decoded);
+  } catch (const CodecError& e) {
+    std::lock_guard c(corrupt_mu_);
+    if (corrupt_rows_.insert(key.row).second)
+      spdlog::error("store: block {} of {} is corrupt and skipped: {}", key.row, labels_to_string(labels),
+                    e.what());
+    return;
+  }
+  if (keep) decoded_.insert(key, kept, generation);
+  append_range(decoded, min_t, max_t, times, out);
 }
 
 std::vector<Point> Store::take_buffer() const {
@@ -160,7 +164,7 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
   // Read before SQLite's snapshot is: a block deleted after it is not cached under its reused row id.
   const std::uint64_t generation = decoded_.generation();
   BlockDecoder decoder;
-  DecodedBlock scratch;
+  std::vector<Point> scratch;
   std::vector<Point> points = take_buffer();
   std::vector<std::size_t> seams;
   std::vector<BlockKey> keys;

@@ -1,4 +1,5 @@
 // Lossless round trips for every value class and timestamp shape, and seeded property tests.
+#include <bit>
 #include <limits>
 
 #include "store/entropy_column.h"
@@ -85,6 +86,28 @@ TEST(ChunkCodecRoundTrip, RandomBitPatterns) {
     for (auto& o : v) o = from_bits(rng());
     expect_round_trip(every_second(v.size()), v);
   }
+}
+
+TEST(ChunkCodecRoundTrip, DecodePointsAppendsEverySampleExactly) {
+  std::mt19937_64 rng(6);
+  std::vector<double> v(777);
+  for (auto& o : v) o = from_bits(rng());
+  const std::vector<std::int64_t> t = every_second(v.size());
+  const std::vector<std::uint8_t> block = encode_block(t, v);
+  BlockDecoder decoder;
+  std::vector<Point> out = {Point{1, 2.0}};
+  decoder.decode_points(block, out);
+  ASSERT_EQ(out.size(), v.size() + 1);
+  EXPECT_EQ(out[0].t_ms, 1);
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    EXPECT_EQ(out[k + 1].t_ms, t[k]);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(out[k + 1].value), std::bit_cast<std::uint64_t>(v[k]));
+  }
+  // A corrupt block leaves what the caller had.
+  std::vector<std::uint8_t> corrupt = block;
+  corrupt[corrupt.size() / 2] ^= 0x10;
+  EXPECT_THROW(decoder.decode_points(corrupt, out), CodecError);
+  EXPECT_EQ(out.size(), v.size() + 1);
 }
 
 TEST(ChunkCodecRoundTrip, TimestampShapes) {
