@@ -454,6 +454,22 @@ def make_install():
                os.path.join(tree, "share/gpuwatch/scenarios/healthy-8xh200.yaml")], timeout=60)
     check("top draws on a terminal" in top.stderr and "module_missing" not in top.stderr,
           f"the installed gpuwatch top did not load the installed terminal module:\n{top.stderr[-1500:]}")
+    # An agent whose HTTP server module is gone refuses to start and names the module, rather than running
+    # unreachable; one-shot commands, which never serve, still work.
+    server_module = os.path.join(tree, "lib/gpuwatch/gpuwatch-http-server.so")
+    os.rename(server_module, server_module + ".moved")
+    try:
+        agent = run([os.path.join(tree, "bin/gpuwatch"), "agent", "--listen", "127.0.0.1:0", "--store", "off",
+                     "--data-dir", os.path.join(base, "agent-state"), "--sim-scenario",
+                     os.path.join(tree, "share/gpuwatch/scenarios/healthy-8xh200.yaml")], timeout=60)
+        check(agent.returncode == 5 and "module_missing: the HTTP server module" in agent.stderr
+              and server_module in agent.stderr,
+              f"the installed agent without its server module exited {agent.returncode}:\n{agent.stderr[-1500:]}")
+        status = run([os.path.join(tree, "bin/gpuwatch"), "status", "--sim-scenario",
+                      os.path.join(tree, "share/gpuwatch/scenarios/healthy-8xh200.yaml")], timeout=60)
+        check(status.returncode == 0, f"gpuwatch status needed the server module:\n{status.stderr[-1500:]}")
+    finally:
+        os.rename(server_module + ".moved", server_module)
 
     # An edited config survives a reinstall; the example stays beside the docs.
     config = os.path.join(tree, "etc/gpuwatch/gpuwatch.yaml")
