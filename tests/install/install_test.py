@@ -470,6 +470,20 @@ def make_install():
         check(status.returncode == 0, f"gpuwatch status needed the server module:\n{status.stderr[-1500:]}")
     finally:
         os.rename(server_module + ".moved", server_module)
+    # Without the TLS client module an https agent URL is refused by name; plain http needs no module.
+    tls_module = os.path.join(tree, "lib/gpuwatch/gpuwatch-tls-client.so")
+    os.rename(tls_module, tls_module + ".moved")
+    try:
+        query = run([os.path.join(tree, "bin/gpuwatch"), "query", "--url", "https://127.0.0.1:1", "--data-dir",
+                     os.path.join(base, "agent-state"), "up"], timeout=60)
+        check(query.returncode == 5 and "module_missing: the TLS client module" in query.stderr
+              and tls_module in query.stderr,
+              f"gpuwatch query over https without the TLS module exited {query.returncode}:\n{query.stderr[-1500:]}")
+        query = run([os.path.join(tree, "bin/gpuwatch"), "query", "--url", "http://127.0.0.1:1", "--data-dir",
+                     os.path.join(base, "agent-state"), "up"], timeout=60)
+        check("module_missing" not in query.stderr, f"plain http needed the TLS module:\n{query.stderr[-1500:]}")
+    finally:
+        os.rename(tls_module + ".moved", tls_module)
 
     # An edited config survives a reinstall; the example stays beside the docs.
     config = os.path.join(tree, "etc/gpuwatch/gpuwatch.yaml")
