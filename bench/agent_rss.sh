@@ -4,7 +4,8 @@
 # or TLS, scraped every 0.5 s; then VmRSS, VmHWM and where each MiB goes (bench/rss_split.py over the agent's
 # smaps). Part of `make bench` (bench/run.sh); runs alone as well.
 #   bench/agent_rss.sh BUILD_DIR      writes bench/results/rss.json and rss-split.json
-# Knobs: BENCH_RSS_SECONDS (60), BENCH_RSS_PORT (the agent's port, default 19481).
+# Knobs: BENCH_RSS_SECONDS (60), BENCH_RSS_PORT (the agent's port, default 19481), BENCH_RSS_RESULTS (where
+# rss.json and rss-split.json go, default bench/results: one each for builds run side by side).
 set -euo pipefail
 build=${1:-build}
 [ -d "$build" ] || { echo "agent-rss: no build directory $build: run make build" >&2; exit 1; }
@@ -17,7 +18,7 @@ rss_port=${BENCH_RSS_PORT:-19481}
 scenario=scenarios/bench-8xh200.yaml
 gpuwatch="$build/gpuwatch"
 sim="$build/sim-lib/libnvidia-ml.so.1"
-results="$here/results"
+results=${BENCH_RSS_RESULTS:-$here/results}
 die() { echo "agent-rss: $*" >&2; exit 1; }
 [ -x "$gpuwatch" ] || die "$gpuwatch is missing: run make build"
 [ -e "$sim" ] || die "the simulator $sim is missing: run make build"
