@@ -160,9 +160,7 @@ std::string Store::append(const Labels& labels, std::int64_t t_ms, double value)
 
 std::string Store::append_shared(std::shared_ptr<const Labels>& labels, std::int64_t t_ms, double value) {
   if (!is_sorted_labels(*labels)) return append(*labels, t_ms, value);
-  const Labels& key = *labels;  // `labels` may be replaced by the store's equal copy: keep this one alive
-  const std::shared_ptr<const Labels> keep = labels;
-  return append_sorted(key, &labels, t_ms, value);
+  return append_sorted(*labels, &labels, t_ms, value);
 }
 
 std::string Store::append_sorted(const Labels& key_labels, std::shared_ptr<const Labels>* shared,
@@ -177,7 +175,8 @@ std::string Store::append_sorted(const Labels& key_labels, std::shared_ptr<const
     else
       index_.add(id, *key);
   } else if (shared != nullptr && held != shared->get()) {
-    *shared = index_.shared_labels(id);
+    *shared = index_.shared_labels(id);  // frees the caller's equal copy, which key_labels was
+    key = shared->get();
   }
   const std::int64_t last = head_.last_t(id);
   if (t_ms <= last) {

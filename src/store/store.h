@@ -135,7 +135,8 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
 
  private:
   explicit Store(StoreOptions options);
-  // append's work on sorted labels; `shared`, when not null, holds them and is indexed or replaced.
+  // append's work on sorted labels; `shared`, when not null, holds them and is indexed or replaced (then
+  // `key` is not read again).
   std::string append_sorted(const Labels& key, std::shared_ptr<const Labels>* shared, std::int64_t t_ms,
                             double value);
   void replay();

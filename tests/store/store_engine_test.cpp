@@ -163,6 +163,21 @@ TEST(Store, AFlushOfManyChunksOfWalEntriesReplaysWhole) {
   }
 }
 
+TEST(Store, AppendSharedKeepsTheCallersLabelSetAndHandsItToTheNextCaller) {
+  TempDir dir;
+  auto store = Store::open(options_for(dir.path()));
+  auto first = std::make_shared<const Labels>(gpu_series("gpu_power_watts", 0));
+  ASSERT_EQ(store->append_shared(first, 1000, 1), "");
+  // An equal set from elsewhere (the history's cache after a sweep, or a restart) becomes the store's one.
+  auto second = std::make_shared<const Labels>(gpu_series("gpu_power_watts", 0));
+  ASSERT_EQ(store->append_shared(second, 2000, 2), "");
+  EXPECT_EQ(second.get(), first.get());
+  EXPECT_NE(store->append_shared(second, 2000, 3), "") << "a duplicate timestamp is still refused";
+  const auto got = store->select(name_is("gpu_power_watts"), 0, 10'000);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].points.size(), 2u);
+}
+
 TEST(Store, RefusesToOpenWithAnotherClockDomainNamingBoth) {
   TempDir dir;
   { auto store = Store::open(options_for(dir.path())); }
