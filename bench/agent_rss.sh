@@ -4,7 +4,8 @@
 # or TLS, scraped every 0.5 s; then VmRSS, VmHWM and where each MiB goes (bench/rss_split.py over the agent's
 # smaps). Part of `make bench` (bench/run.sh); runs alone as well.
 #   bench/agent_rss.sh BUILD_DIR      writes bench/results/rss.json and rss-split.json
-# Knobs: BENCH_RSS_SECONDS (60), BENCH_RSS_PORT (the agent's port, default 19481).
+# Knobs: BENCH_RSS_SECONDS (60), BENCH_RSS_PORT (the agent's port, default 19481), BENCH_RSS_RESULTS (where
+# rss.json and rss-split.json go, default bench/results: one each for builds run side by side).
 set -euo pipefail
 build=${1:-build}
 [ -d "$build" ] || { echo "agent-rss: no build directory $build: run make build" >&2; exit 1; }
@@ -17,7 +18,7 @@ rss_port=${BENCH_RSS_PORT:-19481}
 scenario=scenarios/bench-8xh200.yaml
 gpuwatch="$build/gpuwatch"
 sim="$build/sim-lib/libnvidia-ml.so.1"
-results="$here/results"
+results=${BENCH_RSS_RESULTS:-$here/results}
 die() { echo "agent-rss: $*" >&2; exit 1; }
 [ -x "$gpuwatch" ] || die "$gpuwatch is missing: run make build"
 [ -e "$sim" ] || die "the simulator $sim is missing: run make build"
@@ -45,10 +46,13 @@ done
 agent_ticks=$(curl -fsS --max-time 2 "http://127.0.0.1:$rss_port/metrics" | awk '$1 == "gpuwatch_ticks_total" {print $2}')
 # Where each MiB goes (heap, arenas, stacks, the binary, each shared library), from the agent's smaps.
 python3 "$here/rss_split.py" "$agent" >"$results/rss-split.json"
+# The agent's CPU over the run (utime + stime, fields 14 and 15 of /proc/PID/stat, in clock ticks).
+cpu_s=$(awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz}' "/proc/$agent/stat")
 cat >"$results/rss.json" <<JSON
 {"benchmark": "agent_rss", "wall_seconds": $rss_seconds, "time_scale": 10, "interval_s": 0.1,
  "agent_ticks": ${agent_ticks:-0}, "scrapes": $scrapes,
- "vm_rss_kib": $(status_kib "$agent" VmRSS), "vm_hwm_kib": $(status_kib "$agent" VmHWM), "target_rss_mib": 20}
+ "vm_rss_kib": $(status_kib "$agent" VmRSS), "vm_hwm_kib": $(status_kib "$agent" VmHWM), "cpu_seconds": $cpu_s,
+ "target_rss_mib": 20}
 JSON
 kill "$agent"
 wait "$agent" 2>/dev/null || true
@@ -58,7 +62,7 @@ rss, split = (json.load(open(p)) for p in sys.argv[1:])
 parts = split["parts_kib"]
 mapped = sum(k for name, k in parts.items() if ".so" in name or name == "the gpuwatch binary")
 print(f"agent after {rss['agent_ticks']} ticks: VmRSS {rss['vm_rss_kib'] / 1024:.1f} MiB, "
-      f"VmHWM {rss['vm_hwm_kib'] / 1024:.1f} MiB; the binary and shared libraries {mapped / 1024:.1f} MiB")
+      f"VmHWM {rss['vm_hwm_kib'] / 1024:.1f} MiB, CPU {rss['cpu_seconds']} s; the binary and shared libraries {mapped / 1024:.1f} MiB")
 for name, kib in list(parts.items())[:14]:
     print(f"  {name}: {kib / 1024:.1f} MiB")
 PY

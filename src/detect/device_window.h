@@ -38,6 +38,8 @@ class ValueWindow {
       if (!points_.empty()) front_t_ += points_.front().after_ms;
     }
   }
+  // Replaces the newest point's value (a mean still taking points); only when not empty.
+  void set_back_value(double value) { points_.back().value = value; }
   void clear() { points_.clear(); }
   bool empty() const { return points_.empty(); }
   std::size_t size() const { return points_.size(); }

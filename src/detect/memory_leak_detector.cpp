@@ -34,13 +34,40 @@ constexpr Tunables<LeakSettings, 4> kLeakTunables = {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
+// A process's GPU memory over the window, one point per `resolution`: the mean of the readings in it. The
+// bins' means the decision compares take hundreds of readings each, so a point every few seconds decides as
+// every reading would, for a tenth of the memory at the agent's usual tick of a second.
+class CoarseWindow {
+ public:
+  void add(std::int64_t t_ms, double value, std::int64_t span_ms, std::int64_t resolution_ms) {
+    if (!points_.empty() && t_ms <= points_.back().t_ms) return;  // not newer: ignored, as ValueWindow does
+    if (!points_.empty() && t_ms - bucket_start_ms_ < resolution_ms) {
+      sum_ += value;
+      ++count_;
+      points_.set_back_value(sum_ / count_);
+      return;
+    }
+    points_.add(t_ms, value, span_ms);
+    bucket_start_ms_ = t_ms;
+    sum_ = value;
+    count_ = 1;
+  }
+  const ValueWindow& points() const { return points_; }
+
+ private:
+  ValueWindow points_;
+  std::int64_t bucket_start_ms_ = 0;  // the newest point's first reading
+  double sum_ = 0;                    // of the readings in the newest point
+  double count_ = 0;
+};
+
 class MemoryLeakDetector final : public Detector {
  public:
   explicit MemoryLeakDetector(LeakSettings s) : s_(s) {}
 
   void evaluate(const DetectionInput& in, std::vector<Condition>& out) override {
     const auto now = in.snapshot.timestamp_ms;
-    std::map<std::pair<std::string, unsigned>, ValueWindow> running;
+    std::map<std::pair<std::string, unsigned>, CoarseWindow> running;
     for (const auto& d : in.snapshot.devices) {
       if (d.state != DeviceState::kOk) {  // keep the history of a GPU we cannot read this tick
         for (auto& [key, w] : windows_)
@@ -51,8 +78,8 @@ class MemoryLeakDetector final : public Detector {
         if (!p.used_memory_bytes) continue;
         auto& w = running[{d.identity.uuid, p.pid}];
         w = std::move(windows_[{d.identity.uuid, p.pid}]);
-        w.add(now, *p.used_memory_bytes, s_.window.count());
-        if (auto growth = leak_growth(w)) {
+        w.add(now, *p.used_memory_bytes, s_.window.count(), resolution_ms());
+        if (auto growth = leak_growth(w.points())) {
           Labels labels = device_labels(d);
           labels["pid"] = std::to_string(p.pid);
           if (!p.name.empty()) labels["process"] = p.name;
@@ -63,7 +90,7 @@ class MemoryLeakDetector final : public Detector {
                fmt::format("pid {} ({}) on {} keeps growing its GPU memory", p.pid, p.name, gpu_name(d)),
                fmt::format(
                    "grew {:.2f} GiB over the last {:.0f} min, rising in {} of {} steps; now {:.1f} GiB",
-                   growth->total / kGiB, static_cast<double>(w.span_ms()) / 60000.0, growth->rising,
+                   growth->total / kGiB, static_cast<double>(w.points().span_ms()) / 60000.0, growth->rising,
                    s_.bins - 1, *p.used_memory_bytes / kGiB),
                "look for a leak or for models loaded without freeing the old ones; restart the process "
                "in a quiet moment before it runs out of memory",
@@ -101,8 +128,11 @@ class MemoryLeakDetector final : public Detector {
     return Growth{total, rising};
   }
 
+  // 60 points a bin: 10 s for the default hour in 6 bins.
+  std::int64_t resolution_ms() const { return s_.window.count() / (60 * std::int64_t{s_.bins}); }
+
   LeakSettings s_;
-  std::map<std::pair<std::string, unsigned>, ValueWindow> windows_;  // by (GPU uuid, pid)
+  std::map<std::pair<std::string, unsigned>, CoarseWindow> windows_;  // by (GPU uuid, pid)
 };
 
 }  // namespace

@@ -18,16 +18,21 @@ std::size_t LabelIndex::Hash::operator()(const Labels& labels) const {
 }
 
 SeriesId LabelIndex::find(const Labels& labels) const {
-  const auto it = by_labels_.find(labels);
-  return it == by_labels_.end() ? 0 : it->second;
+  return find_held(labels).first;
 }
 
-void LabelIndex::add(SeriesId id, Labels labels) {
-  for (const auto& pair : labels) {
+std::pair<SeriesId, const Labels*> LabelIndex::find_held(const Labels& labels) const {
+  const auto it = by_labels_.find(labels);
+  if (it == by_labels_.end()) return {0, nullptr};
+  return {it->second, it->first};
+}
+
+void LabelIndex::add(SeriesId id, std::shared_ptr<const Labels> labels) {
+  for (const auto& pair : *labels) {
     auto& ids = postings_[pair];
     ids.insert(std::upper_bound(ids.begin(), ids.end(), id), id);
   }
-  const auto& held = by_id_.emplace(id, std::make_shared<const Labels>(std::move(labels))).first->second;
+  const auto& held = by_id_.emplace(id, std::move(labels)).first->second;
   by_labels_.emplace(held.get(), id);
 }
 

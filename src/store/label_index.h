@@ -21,12 +21,17 @@ class LabelIndex {
  public:
   // The id of a series with exactly these labels, or 0 (ids start at 1).
   SeriesId find(const Labels& labels) const;
+  // The id and the label set held, or {0, nullptr}.
+  std::pair<SeriesId, const Labels*> find_held(const Labels& labels) const;
+  const std::shared_ptr<const Labels>& shared_labels(SeriesId id) const { return by_id_.at(id); }
   const Labels& labels(SeriesId id) const { return *by_id_.at(id); }
   const Labels* labels_or_null(SeriesId id) const {
     const auto it = by_id_.find(id);
     return it == by_id_.end() ? nullptr : it->second.get();
   }
-  void add(SeriesId id, Labels labels);
+  void add(SeriesId id, Labels labels) { add(id, std::make_shared<const Labels>(std::move(labels))); }
+  // Holds this label set itself, not a copy: whoever passed it may keep it too.
+  void add(SeriesId id, std::shared_ptr<const Labels> labels);
   // Forgets these series. One call for many: each posting list they share is rewritten once, so retention
   // dropping thousands of series at a time costs what the lists hold, not that times the series dropped.
   void remove(std::span<const SeriesId> ids);

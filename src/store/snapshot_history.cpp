@@ -87,17 +87,18 @@ void SnapshotHistory::append_family(const Family& family, std::int64_t t, std::s
     series_key(family.name, series, key);
     auto [it, fresh] = known_.try_emplace(key);
     Known& known = it->second;
-    if (fresh) known.labels = stored_labels(family.name, series);  // sorted once: the store need not copy
+    // Sorted once; the store's index keeps this same label set for the series, not a copy.
+    if (fresh) known.labels = std::make_shared<const Labels>(stored_labels(family.name, series));
     if (known.ask_cap) {
-      known.admitted = cap_.admit(known.labels, t);
-      known.aggregate = known.admitted ? Labels{} : aggregate_labels(known.labels);
+      known.admitted = cap_.admit(*known.labels, t);
+      known.aggregate = known.admitted ? Labels{} : aggregate_labels(*known.labels);
       known.ask_cap = false;
     }
     known.seen_ms = t;
     const std::int64_t read_t = stored_time(series, t);
     if (known.admitted) {
       if (read_t <= known.stored_read_ms) continue;  // carried, not read again: already stored
-      if (auto problem = store_->append(known.labels, read_t, series.value); !problem.empty())
+      if (auto problem = store_->append_shared(known.labels, read_t, series.value); !problem.empty())
         note_refusal(std::move(problem));  // counted by the store too, by reason
       known.stored_read_ms = read_t;
     } else {

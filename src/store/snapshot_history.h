@@ -41,7 +41,7 @@ class SnapshotHistory {
   // exited processes do not pile up) and the cap is asked again about the rest (so it sees live series well
   // within its forget time).
   struct Known {
-    Labels labels;
+    std::shared_ptr<const Labels> labels;  // the store's own copy once stored
     bool admitted = true;
     bool ask_cap = true;  // the cap's verdict is due
     Labels aggregate;     // where its value goes when not admitted

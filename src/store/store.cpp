@@ -155,11 +155,28 @@ std::string Store::append(const Labels& labels, std::int64_t t_ms, double value)
     }
     key = &sorted;
   }
+  return append_sorted(*key, nullptr, t_ms, value);
+}
+
+std::string Store::append_shared(std::shared_ptr<const Labels>& labels, std::int64_t t_ms, double value) {
+  if (!is_sorted_labels(*labels)) return append(*labels, t_ms, value);
+  return append_sorted(*labels, &labels, t_ms, value);
+}
+
+std::string Store::append_sorted(const Labels& key_labels, std::shared_ptr<const Labels>* shared,
+                                 std::int64_t t_ms, double value) {
+  const Labels* key = &key_labels;
   std::lock_guard lock(mu_);
-  SeriesId id = index_.find(*key);
+  auto [id, held] = index_.find_held(*key);
   if (id == 0) {
     id = next_id_++;
-    index_.add(id, *key);
+    if (shared != nullptr)
+      index_.add(id, *shared);
+    else
+      index_.add(id, *key);
+  } else if (shared != nullptr && held != shared->get()) {
+    *shared = index_.shared_labels(id);  // frees the caller's equal copy, which key_labels was
+    key = shared->get();
   }
   const std::int64_t last = head_.last_t(id);
   if (t_ms <= last) {

@@ -102,6 +102,10 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   Store& operator=(const Store&) = delete;
 
   std::string append(const Labels& labels, std::int64_t t_ms, double value) override;
+  // As append, for a caller that keeps the series' labels: when they are sorted (as normalize_labels leaves
+  // them), a new series is indexed with this label set itself, and for a known one `labels` is replaced by
+  // the store's, so that the caller and the store hold one copy.
+  std::string append_shared(std::shared_ptr<const Labels>& labels, std::int64_t t_ms, double value);
   // Writes and syncs the WAL now. Throws StoreError when that fails.
   void commit() override;
 
@@ -131,6 +135,10 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
 
  private:
   explicit Store(StoreOptions options);
+  // append's work on sorted labels; `shared`, when not null, holds them and is indexed or replaced (then
+  // `key` is not read again).
+  std::string append_sorted(const Labels& key, std::shared_ptr<const Labels>* shared, std::int64_t t_ms,
+                            double value);
   void replay();
   bool flush();
   bool seal();

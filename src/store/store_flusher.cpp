@@ -32,8 +32,10 @@ bool Store::flush() {
   {
     std::lock_guard lock(mu_);
     if (!wal_entries_.empty()) {
-      segment_bytes_ += wal_entries_.size() + kWalRecordHeaderBytes;
-      unwritten_.push_back(Unwritten{current_segment_, wal_entries_.take()});
+      for (auto& chunk : wal_entries_.take()) {
+        segment_bytes_ += chunk.size() + kWalRecordHeaderBytes;
+        unwritten_.push_back(Unwritten{current_segment_, std::move(chunk)});
+      }
       if (segment_bytes_ >= options_.wal_segment_bytes) {
         ++current_segment_;
         segment_bytes_ = 0;

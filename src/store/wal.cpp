@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 
 #include "store/byte_io.h"
@@ -20,6 +22,9 @@ namespace {
 
 constexpr std::uint8_t kEntrySeries = 1;
 constexpr std::uint8_t kEntrySample = 2;
+constexpr std::size_t kMaxVarintBytes = 10;
+// Type, series id, timestamp, value.
+constexpr std::size_t kMaxSampleEntryBytes = 1 + 2 * kMaxVarintBytes + 8;
 constexpr std::uint8_t kHeader[kWalHeaderBytes] = {'G', 'W', 'W', 'A', 'L', 1, 0, 0};
 
 std::uint32_t crc_of(std::span<const std::uint8_t> bytes) {
@@ -36,17 +41,26 @@ void put_u32(std::uint8_t* p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
-// Writes all bytes or throws with the errno's reason.
-void write_all(int fd, const std::uint8_t* data, std::size_t size, const std::string& path) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
+// Writes all bytes of `parts`, in order, or throws with the errno's reason.
+void write_all(int fd, std::initializer_list<std::span<const std::uint8_t>> parts, const std::string& path) {
+  std::vector<iovec> iov;
+  for (const auto& part : parts)
+    if (!part.empty()) iov.push_back({const_cast<std::uint8_t*>(part.data()), part.size()});
+  std::size_t next = 0;
+  while (next < iov.size()) {
+    const ssize_t n = ::writev(fd, &iov[next], static_cast<int>(iov.size() - next));
     if (n < 0) {
       if (errno == EINTR) continue;
       const int err = errno;
       throw StoreError("writing " + path + ": " + std::strerror(err), reason_from_errno(err));
     }
-    data += n;
-    size -= static_cast<std::size_t>(n);
+    // Skip what was written: whole parts, then the start of a partly written one.
+    auto done = static_cast<std::size_t>(n);
+    while (next < iov.size() && done >= iov[next].iov_len) done -= iov[next++].iov_len;
+    if (next < iov.size()) {
+      iov[next].iov_base = static_cast<std::uint8_t*>(iov[next].iov_base) + done;
+      iov[next].iov_len -= done;
+    }
   }
 }
 
@@ -88,22 +102,39 @@ void sync_directory(const std::string& path) {
   if (fd) ::fsync(fd.get());
 }
 
+std::vector<std::uint8_t>& WalEntries::room_for(std::size_t bytes) {
+  if (chunks_.empty() || chunks_.back().size() + bytes > kWalChunkBytes)
+    chunks_.emplace_back().reserve(std::max(bytes, kWalChunkBytes));
+  return chunks_.back();
+}
+
 void WalEntries::add_series(SeriesId id, const Labels& labels) {
   std::vector<std::uint8_t> encoded;
   encode_labels(labels, encoded);
-  ByteWriter w(bytes_);
+  auto& chunk = room_for(1 + 2 * kMaxVarintBytes + encoded.size());
+  const std::size_t before = chunk.size();
+  ByteWriter w(chunk);
   w.u8(kEntrySeries);
   w.varint(id);
   w.varint(encoded.size());
   w.bytes(encoded);
+  bytes_ += chunk.size() - before;
 }
 
 void WalEntries::add_sample(SeriesId id, std::int64_t t_ms, double value) {
-  ByteWriter w(bytes_);
+  auto& chunk = room_for(kMaxSampleEntryBytes);
+  const std::size_t before = chunk.size();
+  ByteWriter w(chunk);
   w.u8(kEntrySample);
   w.varint(id);
   w.svarint(t_ms);
   w.fixed(std::bit_cast<std::uint64_t>(value), 8);
+  bytes_ += chunk.size() - before;
+}
+
+std::vector<std::vector<std::uint8_t>> WalEntries::take() {
+  bytes_ = 0;
+  return std::exchange(chunks_, {});
 }
 
 std::string wal_dir(const std::string& data_dir) {
@@ -146,7 +177,7 @@ void WalWriter::open_segment(std::uint64_t segment) {
       const int err = errno;
       throw StoreError("resetting " + path + ": " + std::strerror(err), reason_from_errno(err));
     }
-    write_all(fd.get(), kHeader, kWalHeaderBytes, path);
+    write_all(fd.get(), {std::span<const std::uint8_t>(kHeader)}, path);
     size = kWalHeaderBytes;
     sync_directory(dir_);
   } else {
@@ -162,19 +193,19 @@ void WalWriter::write(std::uint64_t segment, std::span<const std::uint8_t> entri
     if (fd_ && dirty_) sync();  // the segment we leave is complete and durable before the next one starts
     open_segment(segment);
   }
-  std::vector<std::uint8_t> record(kWalRecordHeaderBytes + entries.size());
-  put_u32(record.data(), static_cast<std::uint32_t>(entries.size()));
-  put_u32(record.data() + 4, crc_of(entries));
-  std::memcpy(record.data() + kWalRecordHeaderBytes, entries.data(), entries.size());
+  // The record header and the entries go out in one writev: no copy of the entries is made.
+  std::uint8_t header[kWalRecordHeaderBytes];
+  put_u32(header, static_cast<std::uint32_t>(entries.size()));
+  put_u32(header + 4, crc_of(entries));
   try {
-    write_all(fd_.get(), record.data(), record.size(), segment_path(dir_, segment_));
+    write_all(fd_.get(), {std::span<const std::uint8_t>(header), entries}, segment_path(dir_, segment_));
   } catch (const StoreError&) {
     // Cut back a partial record so that a later retry appends to complete records only.
     if (::ftruncate(fd_.get(), static_cast<off_t>(good_size_)) != 0) fd_.reset();
     if (fd_) ::lseek(fd_.get(), static_cast<off_t>(good_size_), SEEK_SET);
     throw;
   }
-  good_size_ += record.size();
+  good_size_ += kWalRecordHeaderBytes + entries.size();
   dirty_ = true;
 }
 

@@ -22,17 +22,28 @@ inline constexpr std::size_t kWalHeaderBytes = 8;
 inline constexpr std::size_t kWalRecordHeaderBytes = 8;
 inline constexpr std::uint32_t kWalMaxRecordBytes = 64u << 20;
 
-// Entries of one record, built in memory by the appending thread.
+// A chunk of entries fills up to this many bytes (more only for a single entry that is larger) and becomes
+// one record: the buffer grows a chunk at a time, never by doubling, and every chunk is the same size, so the
+// allocator reuses the ones freed after each write.
+inline constexpr std::size_t kWalChunkBytes = 64u << 10;
+
+// Entries appended since the last take, built in memory by the appending thread, in chunks of
+// kWalChunkBytes; each chunk is a record of its own.
 class WalEntries {
  public:
   void add_series(SeriesId id, const Labels& labels);
   void add_sample(SeriesId id, std::int64_t t_ms, double value);
-  bool empty() const { return bytes_.empty(); }
-  std::size_t size() const { return bytes_.size(); }
-  std::vector<std::uint8_t> take() { return std::exchange(bytes_, {}); }
+  bool empty() const { return bytes_ == 0; }
+  // Bytes of entries held, in all chunks.
+  std::size_t size() const { return bytes_; }
+  // The chunks in the order appended; the buffer is empty afterwards.
+  std::vector<std::vector<std::uint8_t>> take();
 
  private:
-  std::vector<std::uint8_t> bytes_;
+  // The chunk to append `bytes` more to: the last one, or a new one when they would not fit.
+  std::vector<std::uint8_t>& room_for(std::size_t bytes);
+  std::vector<std::vector<std::uint8_t>> chunks_;
+  std::size_t bytes_ = 0;
 };
 
 // Writes records to segment files. Not thread-safe: one flusher at a time.

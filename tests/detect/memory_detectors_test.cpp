@@ -98,9 +98,9 @@ TEST(ProbableOom, ProcessesOfALostGpuAreNotOoms) {
 }
 
 std::vector<Condition> run_process(Detector& det, int minutes,
-                                   const std::function<double(int)>& bytes_at_second) {
+                                   const std::function<double(int)>& bytes_at_second, int every_s = 30) {
   std::vector<Condition> cs;
-  for (int t = 0; t <= minutes * 60; t += 30) {
+  for (int t = 0; t <= minutes * 60; t += every_s) {
     Gpu g(0);
     g.process(5000, "server", bytes_at_second(t));
     cs = test::evaluate(det, snapshot_at(t * 1000LL, {g}));
@@ -131,6 +131,22 @@ TEST(MemoryLeak, AWarmUpThatPlateausIsNotALeak) {
     auto fresh = test::make_detector("memory_leak");
     EXPECT_TRUE(run_process(*fresh, minutes, used).empty()) << minutes << " min";
   }
+}
+
+TEST(MemoryLeak, ReadingsEverySecondDecideAsReadingsEveryHalfMinute) {
+  // The window keeps a mean every 10 s of readings a second apart; the decisions stay those of the tests
+  // above.
+  auto growth = [](int t) { return 20 * kGiB + t * 1.0 * 1024 * 1024 + wobble(t); };
+  auto leak = test::make_detector("memory_leak");
+  EXPECT_EQ(names(run_process(*leak, 70, growth, 1)), (V{"GpuProcessMemoryLeak"}));
+  auto plateau = [](int t) { return (30 + 4.0 * std::min(t / 300, 4)) * kGiB + wobble(t); };
+  auto warm_up = test::make_detector("memory_leak");
+  EXPECT_TRUE(run_process(*warm_up, 80, plateau, 1).empty());
+  // 2 GiB up over the hour under a spike every 10 s: the window's means follow the readings, not the first of
+  // each 10 s.
+  auto spikes = [](int t) { return (t % 10 == 0 ? 60.0 : 20.0 + 2.0 * t / 3600) * kGiB; };
+  auto spiky = test::make_detector("memory_leak");
+  EXPECT_EQ(names(run_process(*spiky, 70, spikes, 1)), (V{"GpuProcessMemoryLeak"}));
 }
 
 }  // namespace

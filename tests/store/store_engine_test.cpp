@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "store/store.h"
+#include "store/wal.h"
 #include "temp_dir.h"
 
 namespace gpuwatch::store {
@@ -131,6 +132,50 @@ TEST(Store, HistorySurvivesARestartFromBlocksAndFromTheWal) {
   // Time running backwards against what is stored is refused after the restart too.
   EXPECT_NE(store->append(gpu_series("gpu_utilization_ratio", 0), 5000, 1), "");
   EXPECT_EQ(store->append(gpu_series("gpu_utilization_ratio", 0), 130'000, 1), "");
+}
+
+TEST(Store, AFlushOfManyChunksOfWalEntriesReplaysWhole) {
+  TempDir dir;
+  StoreOptions o = options_for(dir.path());
+  o.block_window_ms = 3'600'000;  // nothing is sealed: every sample is only in the WAL
+  o.block_max_samples = 1'000'000;
+  constexpr int kSeries = 200;
+  constexpr int kSamples = 60;  // 12,000 samples of about 13 bytes: several chunks in one flush
+  {
+    auto store = Store::open(o);
+    for (int t = 0; t < kSamples; ++t)
+      for (int gpu = 0; gpu < kSeries; ++gpu)
+        ASSERT_EQ(store->append(gpu_series("gpu_power_watts", gpu), 1000 * t, t * 1.5 + gpu), "");
+    store->maintain();
+    EXPECT_EQ(store->health().blocks_sealed, 0u);
+  }
+  const WalReplayReport report = replay_wal(wal_dir(dir.path()), {}, false);
+  EXPECT_GT(report.records, 1u) << "the entries were not cut into chunks";
+  EXPECT_EQ(report.samples, static_cast<std::size_t>(kSeries * kSamples));
+  EXPECT_TRUE(report.corruption.empty());
+  auto store = Store::open(o);
+  const auto got = store->select(name_is("gpu_power_watts"), 0, 1'000'000);
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(kSeries));
+  for (const auto& series : got) {
+    ASSERT_EQ(series.points.size(), static_cast<std::size_t>(kSamples));
+    EXPECT_EQ(series.points.back().value,
+              (kSamples - 1) * 1.5 + std::stoi(label_value(series.labels, "gpu")));
+  }
+}
+
+TEST(Store, AppendSharedKeepsTheCallersLabelSetAndHandsItToTheNextCaller) {
+  TempDir dir;
+  auto store = Store::open(options_for(dir.path()));
+  auto first = std::make_shared<const Labels>(gpu_series("gpu_power_watts", 0));
+  ASSERT_EQ(store->append_shared(first, 1000, 1), "");
+  // An equal set from elsewhere (the history's cache after a sweep, or a restart) becomes the store's one.
+  auto second = std::make_shared<const Labels>(gpu_series("gpu_power_watts", 0));
+  ASSERT_EQ(store->append_shared(second, 2000, 2), "");
+  EXPECT_EQ(second.get(), first.get());
+  EXPECT_NE(store->append_shared(second, 2000, 3), "") << "a duplicate timestamp is still refused";
+  const auto got = store->select(name_is("gpu_power_watts"), 0, 10'000);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].points.size(), 2u);
 }
 
 TEST(Store, RefusesToOpenWithAnotherClockDomainNamingBoth) {
