@@ -7,7 +7,7 @@ they are. Memory in MiB steps: an allocation at start, growth every few minutes,
 Writes PREFIX.om (OpenMetrics, second timestamps) and PREFIX.prom (Prometheus text, millisecond
 timestamps), and prints TOTAL_SAMPLES. Pure python3, deterministic for a given --seed.
 
-  gen_process_series.py --start 1796083200 --duration 86400 --out-prefix /tmp/gen/procs
+  gen_process_series.py --start 1796083200 --duration 86400 --out-prefix corpus/procs
 """
 import argparse
 import random
