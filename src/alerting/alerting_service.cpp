@@ -12,6 +12,7 @@
 #include "alerting/bearer_token.h"
 #include "alerting/builtin_runbooks.h"
 #include "alerting/inhibition.h"
+#include "core/constant_time_equal.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/utf8.h"
@@ -30,14 +31,6 @@ HttpReply error_reply(int status, const std::string& message) {
 
 std::shared_ptr<DeliveryQueue> make_queue(const std::string& data_dir, const std::string& receiver) {
   return std::make_shared<DeliveryQueue>(data_dir.empty() ? "" : data_dir + "/alert-queue/" + receiver);
-}
-
-// Compares without an early exit, so the time taken does not tell how much of a guess was right.
-bool same_secret(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;  // the length is not the secret
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
 }
 
 }  // namespace
@@ -195,7 +188,7 @@ std::optional<HttpReply> AlertingService::refuse_without_token(const HttpRequest
     r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"gpuwatch\"");
     return r;
   }
-  if (!same_secret(std::string(*token), options_.api_token)) return error_reply(403, "wrong bearer token");
+  if (!constant_time_equal(*token, options_.api_token)) return error_reply(403, "wrong bearer token");
   return std::nullopt;
 }
 

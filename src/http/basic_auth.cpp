@@ -5,7 +5,7 @@
 #include <variant>
 
 #include "core/optional_module.h"
-#include "http/constant_time_equal.h"
+#include "core/constant_time_equal.h"
 #include "http/event_loop.h"
 
 namespace gpuwatch {

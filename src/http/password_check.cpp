@@ -6,7 +6,7 @@
 #include <memory>
 #include <type_traits>
 
-#include "http/constant_time_equal.h"
+#include "core/constant_time_equal.h"
 #include "http/event_loop.h"
 
 extern "C" bool gpuwatch_http_password_matches_v1(const std::string& password, const std::string& hash) {
