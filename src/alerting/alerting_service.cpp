@@ -16,6 +16,7 @@
 #include "core/file_io.h"
 #include "core/json_text.h"
 #include "core/utf8.h"
+#include "net/url.h"
 
 namespace gpuwatch::alerting {
 namespace {
@@ -38,10 +39,8 @@ std::shared_ptr<DeliveryQueue> make_queue(const std::string& data_dir, const std
 AlertingService::AlertingService(AlertingOptions options, std::function<std::int64_t()> now)
     : options_(std::move(options)), now_(std::move(now)), engine_(options_.engine) {
   for (const auto* url : {&options_.alertmanager_url, &options_.webhook_url}) {
-    std::string origin, path;
-    if (!url->empty()) {
-      if (auto error = split_url(*url, origin, path); !error.empty()) throw std::runtime_error(error);
-    }
+    std::string error;
+    if (!url->empty() && !net::parse_url(*url, &error)) throw std::runtime_error(error);
   }
   if (options_.data_dir.empty() && (!options_.alertmanager_url.empty() || !options_.webhook_url.empty())) {
     spdlog::warn("alerts: no data_dir: alerts waiting for delivery are lost if the agent restarts");

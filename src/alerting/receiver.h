@@ -26,7 +26,4 @@ std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url
 std::unique_ptr<Receiver> make_webhook_receiver(const std::string& url, std::vector<std::string> group_by,
                                                 std::string external_url, std::string ca_file = "");
 
-// Splits an http://host:port/path URL; returns an error message or "".
-std::string split_url(const std::string& url, std::string& origin, std::string& path);
-
 }  // namespace gpuwatch::alerting

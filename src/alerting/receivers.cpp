@@ -12,22 +12,24 @@ constexpr auto kConnectTimeout = std::chrono::seconds(2);
 constexpr auto kIoTimeout = std::chrono::seconds(5);
 
 std::string post_json(const std::string& url, const nlohmann::json& body, const std::string& ca_file) {
-  std::string origin, path;
-  if (auto error = split_url(url, origin, path); !error.empty()) return error;
+  std::string error;
+  const auto parsed = net::parse_url(url, &error);
+  if (!parsed) return error;
   net::ClientOptions options;
   options.timeouts = {kConnectTimeout, kIoTimeout, {}};
   options.tls.ca_file = ca_file;
+  const net::Request request{
+      "POST", parsed->target, {{"Content-Type", "application/json"}}, to_json_text(body), {}, {}};
   try {
-    const auto client = net::make_http_client(origin, options);
-    net::Request request{"POST", path, {{"Content-Type", "application/json"}}, to_json_text(body), {}, {}};
-    const auto res = client->send(request);
+    const auto res = net::make_http_client(*parsed, options)->send(request);
     if (!res.ok()) return res.failure.message;
     if (res.response.status / 100 != 2) {
-      return "POST " + url + ": HTTP " + std::to_string(res.response.status) + " " +
+      return net::describe(*parsed, request) + ": HTTP " + std::to_string(res.response.status) + " " +
              res.response.body.substr(0, 300);
     }
   } catch (const net::ClientError& e) {
-    return "POST " + url + ": " + e.what();  // a missing TLS module: this receiver alone fails
+    // a missing TLS module: this receiver alone fails
+    return net::describe(*parsed, request) + ": " + e.what();
   }
   return "";
 }
@@ -89,19 +91,6 @@ class WebhookReceiver final : public Receiver {
 };
 
 }  // namespace
-
-std::string split_url(const std::string& url, std::string& origin, std::string& path) {
-  const auto scheme_end = url.find("://");
-  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
-  if (scheme != "http" && scheme != "https") {
-    return "'" + url + "' is not an http:// or https:// URL";
-  }
-  const auto path_start = url.find('/', scheme_end + 3);
-  origin = url.substr(0, path_start);
-  path = path_start == std::string::npos ? "/" : url.substr(path_start);
-  if (origin.size() == scheme_end + 3) return "'" + url + "' has no host";
-  return "";
-}
 
 std::unique_ptr<Receiver> make_alertmanager_receiver(const std::string& base_url, std::string ca_file) {
   return std::make_unique<AlertmanagerReceiver>(base_url, std::move(ca_file));

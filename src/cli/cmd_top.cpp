@@ -9,7 +9,6 @@
 #include <memory>
 
 #include "agent/collector_setup.h"
-#include "alerting/receiver.h"
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
 #include "cli/signal_waiter.h"
@@ -20,6 +19,7 @@
 #include "cli/top/renderer.h"
 #include "cli/top/terminal.h"
 #include "core/wall_clock.h"
+#include "net/url.h"
 
 namespace gpuwatch {
 namespace {
@@ -75,12 +75,13 @@ int run_top(const TopArgs& args) {
   if (!args.flags->resolve(options)) return kExitUsage;
   std::unique_ptr<top::FrameSource> source;
   if (!args.url.empty()) {
-    std::string origin, path;
-    if (auto error = alerting::split_url(args.url, origin, path); !error.empty()) {
+    std::string error;
+    auto agent = net::parse_url(args.url, &error);
+    if (!agent) {
       std::cerr << "gpuwatch top: --url: " << error << "\n";
       return kExitUsage;
     }
-    source = std::make_unique<top::AgentSource>(origin, path, options.interval, wakeup);
+    source = std::make_unique<top::AgentSource>(std::move(*agent), options.interval, wakeup);
   } else {
     if (auto problem = prepare_simulator(options); !problem.empty()) {
       std::cerr << "gpuwatch top: " << problem << "\n";

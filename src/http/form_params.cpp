@@ -2,32 +2,18 @@
 
 #include <strings.h>
 
+#include <algorithm>
+
+#include "net/url.h"
+
 namespace gpuwatch {
 namespace {
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
+// A form's '+' is a space; the rest is percent-decoding.
 std::string decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '+') {
-      out += ' ';
-    } else if (c == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
-               hex_digit(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
-      i += 2;
-    } else {
-      out += c;  // a stray '%' stays as sent
-    }
-  }
-  return out;
+  std::string spaced(text);
+  std::replace(spaced.begin(), spaced.end(), '+', ' ');
+  return net::percent_decode(spaced);
 }
 
 }  // namespace

@@ -19,7 +19,15 @@ std::unique_ptr<HttpClient> make_http_client(const std::string& url, const Clien
   std::string error;
   const auto parsed = parse_url(url, &error);
   if (!parsed) throw ClientError(error);
-  if (!parsed->tls()) return make_plain_client(*parsed, options);
+  return make_http_client(*parsed, options);
+}
+
+std::unique_ptr<HttpClient> make_http_client(const Url& url, const ClientOptions& given) {
+  ClientOptions options = given;
+  if (!url.user.empty() && header_value(options.default_headers, "Authorization").empty()) {
+    options.default_headers.emplace_back("Authorization", basic_authorization(url.user, url.password));
+  }
+  if (!url.tls()) return make_plain_client(url, options);
   // The module stays loaded while the client lives (make_with_module ties them), so the client is handed on
   // as a unique_ptr that owns that tie.
   struct Tied final : HttpClient {
@@ -29,7 +37,7 @@ std::unique_ptr<HttpClient> make_http_client(const std::string& url, const Clien
   };
   auto tied = std::make_unique<Tied>();
   tied->client = make_with_module<HttpClient, ClientError, OpenTlsClient>(
-      options.tls_module_path, kTlsModuleFileName, kOpenTlsClientSymbol, "TLS client", *parsed, options);
+      options.tls_module_path, kTlsModuleFileName, kOpenTlsClientSymbol, "TLS client", url, options);
   return tied;
 }
 

@@ -107,8 +107,10 @@ class ClientError : public std::runtime_error {
 };
 
 // A client for url's origin (its path is not used): the binary's own for http://, the TLS module's for
-// https://. Throws ClientError.
+// https://. A URL with credentials (http://user:password@host/) sends them as basic credentials with every
+// request, unless options.default_headers carry an Authorization of their own. Throws ClientError.
 std::unique_ptr<HttpClient> make_http_client(const std::string& url, const ClientOptions& options = {});
+std::unique_ptr<HttpClient> make_http_client(const Url& url, const ClientOptions& options = {});
 
 // The request line for a failure message: "POST http://host:port/path". Inline: the TLS module uses it too.
 inline std::string describe(const Url& origin, const Request& request) {

@@ -6,6 +6,22 @@ namespace gpuwatch::net {
 
 namespace {
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Where the authority (userinfo@host:port) of an http(s) URL lies: [start, end).
+std::pair<std::size_t, std::size_t> authority_span(const std::string& text) {
+  const auto scheme_end = text.find("://");
+  if (scheme_end == std::string::npos) return {text.size(), text.size()};
+  const auto start = scheme_end + 3;
+  const auto end = text.find_first_of("/?#", start);
+  return {start, end == std::string::npos ? text.size() : end};
+}
+
 std::string bracketed(const std::string& host) {
   return host.find(':') == std::string::npos ? host : "[" + host + "]";
 }
@@ -21,9 +37,18 @@ std::string Url::host_header() const {
   return default_port ? bracketed(host) : bracketed(host) + ":" + std::to_string(port);
 }
 
+std::string redacted_url(const std::string& text) {
+  const auto [start, end] = authority_span(text);
+  const auto at = text.rfind('@', end == 0 ? 0 : end - 1);
+  if (at == std::string::npos || at < start) return text;
+  const auto colon = text.find(':', start);
+  if (colon == std::string::npos || colon > at) return text;  // a user without a password
+  return text.substr(0, colon + 1) + "xxxxx" + text.substr(at);
+}
+
 std::optional<Url> parse_url(const std::string& text, std::string* error) {
   const auto fail = [&](const std::string& why) {
-    *error = "'" + text + "' " + why;
+    *error = "'" + redacted_url(text) + "' " + why;
     return std::nullopt;
   };
   Url url;
@@ -36,7 +61,14 @@ std::optional<Url> parse_url(const std::string& text, std::string* error) {
   std::string_view authority(text);
   authority = authority.substr(
       authority_start, path_start == std::string::npos ? std::string::npos : path_start - authority_start);
-  if (const auto at = authority.rfind('@'); at != std::string_view::npos) return fail("carries credentials");
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    const auto userinfo = authority.substr(0, at);
+    const auto colon = userinfo.find(':');
+    url.user = percent_decode(userinfo.substr(0, colon));
+    if (colon != std::string_view::npos) url.password = percent_decode(userinfo.substr(colon + 1));
+    if (url.user.empty()) return fail("has credentials without a user");
+    authority = authority.substr(at + 1);
+  }
   std::string_view port_text;
   if (!authority.empty() && authority.front() == '[') {  // [::1]:port
     const auto close = authority.find(']');
@@ -63,6 +95,20 @@ std::optional<Url> parse_url(const std::string& text, std::string* error) {
   if (url.target.front() == '?') url.target = "/" + url.target;
   if (const auto hash = url.target.find('#'); hash != std::string::npos) url.target.resize(hash);
   return url;
+}
+
+std::string percent_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 && hex_digit(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 std::string percent_encode(std::string_view text) {

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "../cli/run_process.h"
+#include "alerting_temp_dir.h"
 #include "alertmanager_process.h"
 #include "core/rfc3339.h"
 #include "recording_server.h"
@@ -37,12 +38,6 @@ constexpr std::time_t kReplayed = 60;  // scenario seconds behind the clock at t
 constexpr std::time_t kXidAt = 10;     // the scenario's XID
 constexpr std::time_t kHold = 110;     // --detect.xid.hold: the XID alert ends at epoch + 120 s
 const std::set<std::string> kWatched{"GpuXidCritical", "GpuPcieLinkDegraded"};
-
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("gpuwatch-agent-restart-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // alertname -> how many alerts of that name Alertmanager holds, and the startsAt of the last one.
 struct Held {

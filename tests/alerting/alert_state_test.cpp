@@ -9,6 +9,7 @@
 
 #include "alerting/alert_state_file.h"
 #include "alerting/alerting_service.h"
+#include "alerting_temp_dir.h"
 #include "core/file_io.h"
 
 namespace gpuwatch::alerting {
@@ -16,12 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("gpuwatch-alert-state-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 constexpr std::int64_t kHourMs = 3'600'000;
 constexpr std::int64_t kT0 = 1'700'000'000'000;  // an epoch time, as the agent's clock gives
@@ -45,7 +40,7 @@ Condition link_degraded() {
   return c;
 }
 
-AlertingOptions options(const std::string& data_dir) {
+AlertingOptions state_options(const std::string& data_dir) {
   AlertingOptions o;
   o.engine.hostname = "node7";
   o.data_dir = data_dir;
@@ -55,7 +50,7 @@ AlertingOptions options(const std::string& data_dir) {
 // One run of the agent's alerting on the data dir: an evaluation with `held` at each of `times`, then killed
 // (nothing is saved at shutdown: what is on disk is what each change wrote).
 void run_then_kill(const TempDir& dir, const std::vector<Condition>& held, std::vector<std::int64_t> times) {
-  AlertingService service(options(dir.path.string()), [] { return kT0; });
+  AlertingService service(state_options(dir.path.string()), [] { return kT0; });
   for (const std::int64_t t : times) service.evaluate(held, t);
 }
 
@@ -141,7 +136,7 @@ TEST(AlertStateFile, ATornOrCorruptFileIsAClearErrorAndNoState) {
 TEST(AlertStateRestart, AnEventAlertHoldsItsOriginalHour) {
   TempDir dir;
   run_then_kill(dir, {xid(kT0)}, {kT0, kT0 + 10'000});
-  AlertingService again(options(dir.path.string()), [] { return kT0; });
+  AlertingService again(state_options(dir.path.string()), [] { return kT0; });
   again.evaluate({}, kT0 + 20 * 60'000);  // 20 minutes later: longer than the grace, shorter than the hold
   std::optional<Alert> a = find(again.alerts(), "GpuXidCritical");
   ASSERT_TRUE(a.has_value());
@@ -164,7 +159,7 @@ TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
   const std::vector<Condition> held{link_degraded()};
   run_then_kill(dir, held, {kT0, kT0 + 30'000});
   {
-    AlertingService again(options(dir.path.string()), [] { return kT0; });
+    AlertingService again(state_options(dir.path.string()), [] { return kT0; });
     again.evaluate(held, kT0 + 50'000);
     EXPECT_EQ(find(again.alerts(), "GpuPcieLinkDegraded")->state, AlertState::kPending);
     again.evaluate(held, kT0 + 60'000);
@@ -173,7 +168,7 @@ TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
     EXPECT_EQ(a->active_at_ms, kT0);
     again.evaluate(held, kT0 + 70'000);
   }
-  AlertingService third(options(dir.path.string()), [] { return kT0; });
+  AlertingService third(state_options(dir.path.string()), [] { return kT0; });
   third.evaluate(held, kT0 + 5 * 60'000);
   std::optional<Alert> a = find(third.alerts(), "GpuPcieLinkDegraded");
   ASSERT_TRUE(a.has_value());
@@ -190,7 +185,7 @@ TEST(AlertStateRestart, ATooOldStateIsIgnored) {
   TempDir dir;
   const std::vector<Condition> held{link_degraded()};
   run_then_kill(dir, held, {kT0, kT0 + 70'000});
-  AlertingService again(options(dir.path.string()), [] { return kT0; });
+  AlertingService again(state_options(dir.path.string()), [] { return kT0; });
   const std::int64_t later = kT0 + 70'000 + 11 * 60'000;  // past the 10-minute grace
   again.evaluate(held, later);
   std::optional<Alert> a = find(again.alerts(), "GpuPcieLinkDegraded");
@@ -202,7 +197,7 @@ TEST(AlertStateRestart, ATooOldStateIsIgnored) {
 TEST(AlertStateRestart, ACorruptStateStartsWithoutRestoredAlerts) {
   TempDir dir;
   std::ofstream(dir.path / "alerts.json") << "{\"version\": 1, \"alerts\": [{\"labels\": ";
-  AlertingService service(options(dir.path.string()), [] { return kT0; });
+  AlertingService service(state_options(dir.path.string()), [] { return kT0; });
   const std::vector<Condition> held{xid(kT0)};
   service.evaluate(held, kT0);
   ASSERT_EQ(service.alerts().size(), 1u);

@@ -7,18 +7,13 @@
 
 #include "alerting/alerting_service.h"
 #include "alerting/silences_file.h"
+#include "alerting_temp_dir.h"
 #include "core/utf8.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("gpuwatch-alerting-api-" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 // Calls the service's routes as the HTTP server would: the first route whose pattern and method match.
 struct Api {

@@ -9,6 +9,7 @@
 #include "alerting/alert_json.h"
 #include "alerting/delivery_queue.h"
 #include "alerting/delivery_worker.h"
+#include "alerting_temp_dir.h"
 #include "recording_server.h"
 
 namespace gpuwatch::alerting {
@@ -16,16 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("gpuwatch-alerting-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 Alert alert(const std::string& gpu, AlertState state) {
   Alert a;

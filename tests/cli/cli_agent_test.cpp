@@ -16,8 +16,6 @@
 namespace gpuwatch::test {
 namespace {
 
-const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
-const std::string kScenarios = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/";
 constexpr auto kStartupLimit = std::chrono::seconds(20);
 
 std::string temp_file(const std::string& name, const std::string& text) {
@@ -32,7 +30,7 @@ class Agent {
   explicit Agent(std::vector<std::string> args, std::map<std::string, std::string> env = {},
                  const std::string& cwd = {}) {
     // History has tests of its own (tests/store); these agents keep none, so they never touch a data dir.
-    std::vector<std::string> argv = {kBinary, "agent", "--listen", "127.0.0.1:0", "--store", "off"};
+    std::vector<std::string> argv = {kGpuwatchBinary, "agent", "--listen", "127.0.0.1:0", "--store", "off"};
     argv.insert(argv.end(), args.begin(), args.end());
     env.emplace("GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600));
     process_ = std::make_unique<BackgroundProcess>(argv, env, cwd);
@@ -68,7 +66,7 @@ class Agent {
 };
 
 TEST(Agent, ServesMetricsThatPromtoolAcceptsWithoutAnyFinding) {
-  Agent agent({"--sim-scenario", kScenarios + "incidents-8xh200.yaml"});
+  Agent agent({"--sim-scenario", kScenariosDir + "incidents-8xh200.yaml"});
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
   auto r = agent.get("/metrics");
@@ -90,7 +88,7 @@ TEST(Agent, ServesMetricsThatPromtoolAcceptsWithoutAnyFinding) {
 }
 
 TEST(Agent, NegotiatesOpenMetricsGzipAndDcgmNaming) {
-  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  Agent agent({"--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"});
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
   auto om =
@@ -114,7 +112,7 @@ TEST(Agent, ServesItsRunbooksFromAnyWorkingDirectoryWithoutARunbookFolder) {
   const std::filesystem::path cwd =
       std::filesystem::temp_directory_path() / ("gpuwatch-agent-cwd-" + std::to_string(::getpid()));
   std::filesystem::create_directories(cwd);
-  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"}, {}, cwd.string());
+  Agent agent({"--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"}, {}, cwd.string());
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   auto runbook = agent.get("/runbooks/GpuLost");
   std::filesystem::remove_all(cwd);
@@ -129,7 +127,7 @@ TEST(Agent, ServesItsRunbooksFromAnyWorkingDirectoryWithoutARunbookFolder) {
 // On port 0 the system picks the port: the start-up log, the alerts' links (the default external URL) and so
 // the Alertmanager and webhook messages name that one, never ":0".
 TEST(Agent, OnPortZeroNamesTheBoundPortInItsLogAndItsAlertLinks) {
-  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  Agent agent({"--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"});
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   const std::string address = "127.0.0.1:" + std::to_string(agent.port());
   const std::string log = agent.process().stderr_text();
@@ -155,7 +153,7 @@ TEST(Agent, OnPortZeroNamesTheBoundPortInItsLogAndItsAlertLinks) {
 }
 
 TEST(Agent, StopsCleanlyOnSigterm) {
-  Agent agent({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  Agent agent({"--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"});
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
   agent.process().signal(SIGTERM);
@@ -251,18 +249,18 @@ TEST(Agent, WithoutALibraryReportsTheReasonAndRaisesGpuMonitoringDown) {
 }
 
 TEST(Agent, ReportsATakenPortAndExits) {
-  Agent first({"--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  Agent first({"--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"});
   ASSERT_GT(first.port(), 0);
-  auto second =
-      run_process({kBinary, "agent", "--store", "off", "--sim-scenario", kScenarios + "healthy-8xh200.yaml",
-                   "--listen", "127.0.0.1:" + std::to_string(first.port())});
+  auto second = run_process({kGpuwatchBinary, "agent", "--store", "off", "--sim-scenario",
+                             kScenariosDir + "healthy-8xh200.yaml", "--listen",
+                             "127.0.0.1:" + std::to_string(first.port())});
   EXPECT_EQ(second.exit_code, 5);
   EXPECT_NE(second.err.find("127.0.0.1:" + std::to_string(first.port())), std::string::npos) << second.err;
 }
 
 TEST(Agent, SighupReloadsTheNaming) {
   const std::string config = temp_file("reload.yaml", "naming: native\n");
-  Agent agent({"--config", config, "--sim-scenario", kScenarios + "healthy-8xh200.yaml"});
+  Agent agent({"--config", config, "--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"});
   ASSERT_GT(agent.port(), 0) << agent.process().stderr_text();
   ASSERT_TRUE(agent.wait_for_status("/readyz", 200));
   ASSERT_NE(agent.get("/metrics")->body.find("gpu_utilization_ratio"), std::string::npos);

@@ -13,12 +13,11 @@
 namespace gpuwatch::test {
 namespace {
 
-const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
 const std::string kHealthy = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/healthy-8xh200.yaml";
 
 // What `gpuwatch COMMAND --help` prints.
 std::string help_of(const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {kBinary};
+  std::vector<std::string> argv = {kGpuwatchBinary};
   argv.insert(argv.end(), command.begin(), command.end());
   argv.push_back("--help");
   const ProcessResult r = run_process(argv);
@@ -100,7 +99,7 @@ TEST(CommandFlags, AFlagOfAnotherCommandIsAUsageErrorNamingIt) {
        "gpuwatch sim sysfs-tree does not take --proc-root"},
   };
   for (const auto& c : cases) {
-    std::vector<std::string> argv = {kBinary};
+    std::vector<std::string> argv = {kGpuwatchBinary};
     argv.insert(argv.end(), c.args.begin(), c.args.end());
     const ProcessResult r = run_process(argv);
     EXPECT_EQ(r.exit_code, 1) << c.named << "\n" << r.err;
@@ -109,10 +108,11 @@ TEST(CommandFlags, AFlagOfAnotherCommandIsAUsageErrorNamingIt) {
 }
 
 TEST(CommandFlags, AlertsFlagsAreAnErrorBesideInhibitRulesWhichAsksNoAgent) {
-  const ProcessResult r = run_process({kBinary, "alerts", "--url", "http://127.0.0.1:1", "inhibit-rules"});
+  const ProcessResult r =
+      run_process({kGpuwatchBinary, "alerts", "--url", "http://127.0.0.1:1", "inhibit-rules"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.err.find("--url"), std::string::npos) << r.err;
-  EXPECT_EQ(run_process({kBinary, "alerts", "inhibit-rules"}).exit_code, 0);
+  EXPECT_EQ(run_process({kGpuwatchBinary, "alerts", "inhibit-rules"}).exit_code, 0);
 }
 
 // status shares the agent's configuration file: it applies the settings it takes (a detector's threshold
@@ -123,12 +123,14 @@ TEST(CommandFlags, StatusReadsOnlyItsSettingsFromTheAgentsConfigFile) {
                          "interval: soon\n"
                          "detect.throttle.temperature_margin_c: 25\n";
   // An hour into the scenario, its GPUs at their working temperature.
-  const ProcessResult r = run_process({kBinary, "status", "--config", path, "--sim-scenario", kHealthy},
-                                      {{"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}});
+  const ProcessResult r =
+      run_process({kGpuwatchBinary, "status", "--config", path, "--sim-scenario", kHealthy},
+                  {{"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}});
   EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
   EXPECT_NE(r.out.find("near the slowdown threshold"), std::string::npos) << r.out;
   std::ofstream(path) << "lisen: 127.0.0.1:19400\n";
-  const ProcessResult typo = run_process({kBinary, "status", "--config", path, "--sim-scenario", kHealthy});
+  const ProcessResult typo =
+      run_process({kGpuwatchBinary, "status", "--config", path, "--sim-scenario", kHealthy});
   EXPECT_EQ(typo.exit_code, 1) << typo.err;
   EXPECT_NE(typo.err.find("did you mean 'listen'"), std::string::npos) << typo.err;
   std::filesystem::remove(path);

@@ -14,17 +14,14 @@
 namespace gpuwatch::test {
 namespace {
 
-const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
-const std::string kScenarios = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/";
-
 // Scaled mode with the epoch an hour ago: scenario time is one hour in, every incident has happened.
 std::map<std::string, std::string> one_hour_in() {
   return {{"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 3600)}, {"NO_COLOR", "1"}};
 }
 
 TEST(StatusCommand, HealthyNodeExitsZeroAndListsEveryGpu) {
-  auto r =
-      run_process({kBinary, "status", "--sim-scenario", kScenarios + "healthy-8xh200.yaml"}, one_hour_in());
+  auto r = run_process({kGpuwatchBinary, "status", "--sim-scenario", kScenariosDir + "healthy-8xh200.yaml"},
+                       one_hour_in());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   for (int gpu = 0; gpu < 8; ++gpu) {
     EXPECT_NE(r.out.find("\n" + std::to_string(gpu) + "    NVIDIA H200"), std::string::npos) << r.out;
@@ -35,8 +32,8 @@ TEST(StatusCommand, HealthyNodeExitsZeroAndListsEveryGpu) {
 }
 
 TEST(StatusCommand, IncidentsNodeIsCriticalAndNamesTheFaults) {
-  auto r =
-      run_process({kBinary, "status", "--sim-scenario", kScenarios + "incidents-8xh200.yaml"}, one_hour_in());
+  auto r = run_process({kGpuwatchBinary, "status", "--sim-scenario", kScenariosDir + "incidents-8xh200.yaml"},
+                       one_hour_in());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.out.find("GPU is lost"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("uncorrectable ECC"), std::string::npos) << r.out;
@@ -48,8 +45,9 @@ TEST(StatusCommand, IncidentsNodeIsCriticalAndNamesTheFaults) {
 }
 
 TEST(StatusCommand, JsonListsEightGpusWithTheLostOneMarked) {
-  auto r = run_process({kBinary, "status", "--json", "--sim-scenario", kScenarios + "incidents-8xh200.yaml"},
-                       one_hour_in());
+  auto r = run_process(
+      {kGpuwatchBinary, "status", "--json", "--sim-scenario", kScenariosDir + "incidents-8xh200.yaml"},
+      one_hour_in());
   EXPECT_EQ(r.exit_code, 3) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc.at("devices").size(), 8U);
@@ -64,10 +62,10 @@ TEST(StatusCommand, JsonListsEightGpusWithTheLostOneMarked) {
 TEST(StatusCommand, ADetectorThresholdMovesTheVerdictTheExitCodeAndTheAlertsTogether) {
   // The healthy H200s run about 20 C under their slowdown threshold: a 25 C margin puts every one of
   // them "near slowdown", in the table, the JSON health, the exit code and the alert conditions alike.
-  const std::vector<std::string> base = {kBinary,
+  const std::vector<std::string> base = {kGpuwatchBinary,
                                          "status",
                                          "--sim-scenario",
-                                         kScenarios + "healthy-8xh200.yaml",
+                                         kScenariosDir + "healthy-8xh200.yaml",
                                          "--detect.throttle.temperature-margin-c",
                                          "25"};
   auto r = run_process(base, one_hour_in());
@@ -87,7 +85,7 @@ TEST(StatusCommand, ADetectorThresholdMovesTheVerdictTheExitCodeAndTheAlertsToge
 // nvidia-smi's --query-gpu, spelled with '=' as scripts spell it for nvidia-smi.
 TEST(StatusCommand, QueryGpuPrintsTheChosenFieldsAsCsvAndALostGpuKeepsItsRow) {
   auto r = run_process(
-      {kBinary, "status", "--sim-scenario", kScenarios + "incidents-8xh200.yaml",
+      {kGpuwatchBinary, "status", "--sim-scenario", kScenariosDir + "incidents-8xh200.yaml",
        "--query-gpu=index,name,temperature.gpu,utilization.gpu,memory.used,memory.total,state,health",
        "--format=csv,noheader,nounits"},
       one_hour_in());
@@ -102,8 +100,8 @@ TEST(StatusCommand, QueryGpuPrintsTheChosenFieldsAsCsvAndALostGpuKeepsItsRow) {
           << line;
     }
   }
-  r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "healthy-8xh200.yaml", "--query-gpu",
-                   "index,utilization.gpu,memory.used,power.draw", "--format", "csv"},
+  r = run_process({kGpuwatchBinary, "status", "--sim-scenario", kScenariosDir + "healthy-8xh200.yaml",
+                   "--query-gpu", "index,utilization.gpu,memory.used,power.draw", "--format", "csv"},
                   one_hour_in());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(lines_of(r.out).size(), 9U) << r.out;
@@ -112,26 +110,26 @@ TEST(StatusCommand, QueryGpuPrintsTheChosenFieldsAsCsvAndALostGpuKeepsItsRow) {
 }
 
 TEST(StatusCommand, AnUnknownQueryFieldIsAUsageErrorNamingTheCloseOnes) {
-  auto r = run_process({kBinary, "status", "--query-gpu", "index,temprature.gpu"});
+  auto r = run_process({kGpuwatchBinary, "status", "--query-gpu", "index,temprature.gpu"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unknown field 'temprature.gpu' (close: temperature.gpu)"), std::string::npos)
       << r.err;
   EXPECT_EQ(r.out, "") << "nothing was read";
-  r = run_process({kBinary, "status", "--query-gpu", "index", "--json"});
+  r = run_process({kGpuwatchBinary, "status", "--query-gpu", "index", "--json"});
   EXPECT_EQ(r.exit_code, 1) << "CSV or JSON, not both";
 }
 
 TEST(StatusCommand, ListsTheQueryFields) {
   for (const auto& args :
        {std::vector<std::string>{"--help-query-gpu"}, std::vector<std::string>{"--query-gpu", "help"}}) {
-    auto argv = std::vector<std::string>{kBinary, "status"};
+    auto argv = std::vector<std::string>{kGpuwatchBinary, "status"};
     argv.insert(argv.end(), args.begin(), args.end());
     auto r = run_process(argv);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("\n  memory.used [MiB]\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\n  health.reasons  (gpuwatch)\n"), std::string::npos) << r.out;
   }
-  auto r = run_process({kBinary, "status", "--help-query-compute-apps"});
+  auto r = run_process({kGpuwatchBinary, "status", "--help-query-compute-apps"});
   EXPECT_NE(r.out.find("\n  used_gpu_memory or used_memory [MiB]\n"), std::string::npos) << r.out;
 }
 
@@ -140,13 +138,15 @@ TEST(StatusCommand, ListsTheQueryFields) {
 TEST(StatusCommand, ProcessesShowTheirUserAndCommandLine) {
   const std::string root = "/tmp/gpuwatch-cli-users-" + std::to_string(::getpid());
   const std::string proc = root + "/proc";
-  const std::string scenario = kScenarios + "tests/basic.yaml";
+  const std::string scenario = kScenariosDir + "tests/basic.yaml";
   // Twenty minutes in: all three processes run.
   const std::map<std::string, std::string> env = {
       {"GPUWATCH_SIM_EPOCH", std::to_string(std::time(nullptr) - 1200)}, {"NO_COLOR", "1"}};
-  auto r = run_process({kBinary, "sim", "proc-tree", "--sim-scenario", scenario, "--proc-root", proc}, env);
+  auto r = run_process({kGpuwatchBinary, "sim", "proc-tree", "--sim-scenario", scenario, "--proc-root", proc},
+                       env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<std::string> base = {kBinary, "status", "--sim-scenario", scenario, "--proc-root", proc};
+  const std::vector<std::string> base = {kGpuwatchBinary, "status",      "--sim-scenario",
+                                         scenario,        "--proc-root", proc};
 
   r = run_process(base, env);
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nGPU +PID +USER +NAME +TYPE +MEMORY +SM +COMMAND\n")))
@@ -186,7 +186,8 @@ TEST(StatusCommand, ProcessesShowTheirUserAndCommandLine) {
 
 TEST(StatusCommand, TakesTheScenarioUnderEitherSpelling) {
   for (const char* flag : {"--sim-scenario", "--scenario"}) {
-    auto r = run_process({kBinary, "status", flag, kScenarios + "healthy-8xh200.yaml"}, one_hour_in());
+    auto r =
+        run_process({kGpuwatchBinary, "status", flag, kScenariosDir + "healthy-8xh200.yaml"}, one_hour_in());
     EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
   }
 }
@@ -194,8 +195,8 @@ TEST(StatusCommand, TakesTheScenarioUnderEitherSpelling) {
 TEST(SimExportCommand, TakesTheScenarioAndLibraryUnderTheSpellingsOfTheOtherCommands) {
   const std::string dir = "/tmp/gpuwatch-export-flags-" + std::to_string(::getpid());
   for (const char* flag : {"--scenario", "--sim-scenario"}) {
-    auto r = run_process({kBinary, "sim", "export", flag, kScenarios + "healthy-8xh200.yaml", "--duration",
-                          "2s", "--out-dir", dir, "--nvml-lib",
+    auto r = run_process({kGpuwatchBinary, "sim", "export", flag, kScenariosDir + "healthy-8xh200.yaml",
+                          "--duration", "2s", "--out-dir", dir, "--nvml-lib",
                           std::string(GPUWATCH_BINARY_DIR) + "/sim-lib/libnvidia-ml.so.1"});
     EXPECT_EQ(r.exit_code, 0) << flag << "\n" << r.err;
   }
@@ -203,18 +204,18 @@ TEST(SimExportCommand, TakesTheScenarioAndLibraryUnderTheSpellingsOfTheOtherComm
 }
 
 TEST(StoreCheckCommand, DefaultsToTheAgentsDataDir) {
-  auto r = run_process({kBinary, "store", "check", "--help"});
+  auto r = run_process({kGpuwatchBinary, "store", "check", "--help"});
   EXPECT_NE(r.out.find("--data-dir TEXT=/var/lib/gpuwatch"), std::string::npos) << r.out << r.err;
 }
 
 TEST(StatusCommand, AnOutOfRangeTunableIsAUsageError) {
-  auto r = run_process({kBinary, "status", "--detect.pcie.busy-utilization", "2"});
+  auto r = run_process({kGpuwatchBinary, "status", "--detect.pcie.busy-utilization", "2"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("expected a fraction from 0 to 1"), std::string::npos) << r.err;
 }
 
 TEST(StatusCommand, ANamedLibraryThatDoesNotLoadSaysWhyAndDoesNotPromiseARetry) {
-  auto r = run_process({kBinary, "status", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
+  auto r = run_process({kGpuwatchBinary, "status", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1"});
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(
       r.err.find("cannot load the NVML library /nonexistent/libnvidia-ml.so.1: cannot open shared object "
@@ -226,13 +227,14 @@ TEST(StatusCommand, ANamedLibraryThatDoesNotLoadSaysWhyAndDoesNotPromiseARetry) 
 }
 
 TEST(StatusCommand, MalformedScenarioIsReportedWithFileAndLine) {
-  auto r = run_process({kBinary, "status", "--sim-scenario", kScenarios + "tests/bad-unknown-key.yaml"});
+  auto r = run_process(
+      {kGpuwatchBinary, "status", "--sim-scenario", kScenariosDir + "tests/bad-unknown-key.yaml"});
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("bad-unknown-key.yaml:"), std::string::npos) << r.err;
 }
 
 TEST(StatusCommand, BadFlagIsAUsageError) {
-  auto r = run_process({kBinary, "status", "--deadline", "soon"});
+  auto r = run_process({kGpuwatchBinary, "status", "--deadline", "soon"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--deadline"), std::string::npos) << r.err;
 }
@@ -242,7 +244,7 @@ TEST(ConfigCommand, CheckReportsEveryErrorWithPosition) {
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs("listen: 127.0.0.1:19400\nintreval: 1s\nnaming: dcgmm\n", f);
   std::fclose(f);
-  auto r = run_process({kBinary, "config", "check", path});
+  auto r = run_process({kGpuwatchBinary, "config", "check", path});
   std::remove(path.c_str());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(path + ":2:1: unknown key 'intreval' (did you mean 'interval'?)"), std::string::npos)
@@ -261,7 +263,7 @@ TEST(ConfigCommand, CheckReadsTheFilesTheConfigNames) {
   const std::string path = dir + "/gpuwatch.yaml";
   std::ofstream(path) << "silences_file: " << dir << "/windows.json\napi_token_file: " << dir
                       << "/no-token\ndata_dir: " << dir << "/datafile/sub\n";
-  auto r = run_process({kBinary, "config", "check", path});
+  auto r = run_process({kGpuwatchBinary, "config", "check", path});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(path + ": silences_file: " + dir +
                        "/windows.json: silence 0: matchers[0].isRegex: expected true or false"),
@@ -277,7 +279,7 @@ TEST(ConfigCommand, CheckReadsTheFilesTheConfigNames) {
   std::ofstream(dir + "/no-token") << "t0ken\n";
   std::ofstream(path, std::ios::trunc) << "silences_file: " << dir << "/windows.json\napi_token_file: " << dir
                                        << "/no-token\ndata_dir: " << dir << "/data\n";
-  r = run_process({kBinary, "config", "check", path});
+  r = run_process({kGpuwatchBinary, "config", "check", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::filesystem::remove_all(dir);
 }
@@ -287,7 +289,7 @@ TEST(ConfigCommand, CheckAcceptsAValidFileAndPrintsTheSettings) {
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs("interval: 250ms\nnaming: dcgm\n", f);
   std::fclose(f);
-  auto r = run_process({kBinary, "config", "check", path});
+  auto r = run_process({kGpuwatchBinary, "config", "check", path});
   std::remove(path.c_str());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("interval: 250ms"), std::string::npos) << r.out;
@@ -307,7 +309,7 @@ TEST(StatusCommand, AHungDriverEndsWithAClearMessageInsteadOfHanging) {
       "node: {seed: 3}\ndevices:\n  - {model: H200, count: 2}\nfaults:\n  - {type: driver_hang, at: 0s}\n",
       f);
   std::fclose(f);
-  auto r = run_process({kBinary, "status", "--sim-scenario", path, "--deadline", "100ms"}, {},
+  auto r = run_process({kGpuwatchBinary, "status", "--sim-scenario", path, "--deadline", "100ms"}, {},
                        std::chrono::seconds(30));
   std::remove(path.c_str());
   EXPECT_EQ(r.exit_code, 3) << r.err;

@@ -13,6 +13,12 @@
 
 namespace gpuwatch::test {
 
+#if defined(GPUWATCH_BINARY_DIR) && defined(GPUWATCH_SOURCE_DIR)
+// The gpuwatch binary of this build tree, and the scenarios of the source tree (a trailing '/').
+inline const std::string kGpuwatchBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
+inline const std::string kScenariosDir = std::string(GPUWATCH_SOURCE_DIR) + "/scenarios/";
+#endif
+
 struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal
   std::string out;     // stdout

@@ -18,7 +18,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr const char* kScenario = R"(
+constexpr const char* kHostScenario = R"(
 node: {hostname: test-node, start: "2025-03-01T12:00:00Z"}
 devices:
   - model: H200
@@ -60,7 +60,7 @@ class HostSourcesTest : public ::testing::Test {
     return out;
   }
 
-  test::SimScenario scenario_{kScenario};
+  test::SimScenario scenario_{kHostScenario};
   test::Sim sim_;
   test::TempDir dir_;
 };

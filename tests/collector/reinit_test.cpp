@@ -26,7 +26,7 @@ faults:
   - {type: driver_unload, at: 200s, duration: 10s}
 )";
 
-CollectorOptions sim_options() {
+CollectorOptions reinit_options() {
   CollectorOptions o;
   o.nvml_library = test::sim_library_path();
   o.interval = std::chrono::milliseconds(1000);
@@ -74,7 +74,7 @@ class Reinit : public ::testing::Test {
 };
 
 TEST_F(Reinit, ADriverReloadIsReportedThenRecoveredWithBackoffAndTheSameGpus) {
-  Collector c(sim_options());
+  Collector c(reinit_options());
   EventLog events(c);
   tick_at(c, 4);  // registers the GPUs for events
   sim_.advance_to(5);
@@ -117,7 +117,7 @@ TEST_F(Reinit, ADriverReloadIsReportedThenRecoveredWithBackoffAndTheSameGpus) {
 }
 
 TEST_F(Reinit, ADriverUnloadSaysDriverNotLoaded) {
-  Collector c(sim_options());
+  Collector c(reinit_options());
   ASSERT_TRUE(tick_at(c, 199)->source_error.empty());
   tick_at(c, 200);
   const auto down = tick_at(c, 201);
@@ -131,7 +131,7 @@ TEST_F(Reinit, ADriverUnloadSaysDriverNotLoaded) {
 
 // What /metrics shows as gpuwatch_source_success and gpuwatch_source_error_info, and GpuMonitoringDown uses.
 TEST_F(Reinit, ADriverUnloadIsAFailedNvmlSourceWithItsReasonUntilItLoadsAgain) {
-  Collector c(sim_options());
+  Collector c(reinit_options());
   const auto up = tick_at(c, 199);
   ASSERT_EQ(up->sources.size(), 1U);
   EXPECT_EQ(up->sources[0].name, "nvml");
@@ -155,10 +155,10 @@ TEST_F(Reinit, ADriverUnloadIsAFailedNvmlSourceWithItsReasonUntilItLoadsAgain) {
 
 TEST_F(Reinit, TheSimulatedNodesHostnameIsReportedUnlessOverridden) {
   {
-    Collector c(sim_options());
+    Collector c(reinit_options());
     EXPECT_EQ(tick_at(c, 1)->node.hostname, "sim-node-7");
   }
-  auto options = sim_options();
+  auto options = reinit_options();
   options.hostname = "override-host";
   Collector c(options);
   EXPECT_EQ(tick_at(c, 2)->node.hostname, "override-host");
@@ -175,7 +175,7 @@ faults:
   - {type: mig_reconfigure, gpu: 0, at: 30s, instances: [1g.18gb, 1g.18gb, 2g.35gb]}
 )");
   test::Sim sim;
-  Collector c(sim_options());
+  Collector c(reinit_options());
   EventLog events(c);
   const auto mig_uuids = [](const Snapshot& s) {
     std::set<std::string> out;

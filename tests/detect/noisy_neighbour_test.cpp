@@ -25,19 +25,19 @@ using Util = std::function<std::optional<double>(int)>;
 constexpr unsigned kIncumbent = 4100, kNewcomer = 5200;
 
 // Deterministic +-2% wobble, as per-process samples give.
-double wobble(int t) {
+double process_wobble(int t) {
   return 0.02 * std::sin(t * 1.3);
 }
 
-struct Run {
+struct NeighbourRun {
   std::vector<Condition> last;  // the conditions of the last snapshot
   int ticks_with_conditions = 0;
 };
 
 // GPU 1 with the incumbent from 0 s and the newcomer from `arrive` s until `leave` s, a snapshot every 5 s.
-Run run(Detector& det, int from, int end, int arrive, int leave, const Util& incumbent,
-        const Util& newcomer) {
-  Run r;
+NeighbourRun run(Detector& det, int from, int end, int arrive, int leave, const Util& incumbent,
+                 const Util& newcomer) {
+  NeighbourRun r;
   for (int t = from; t <= end; t += 5) {
     Gpu g(1);
     g.process(kIncumbent, "trainer", 60 * kGiB, incumbent(t));
@@ -49,7 +49,7 @@ Run run(Detector& det, int from, int end, int arrive, int leave, const Util& inc
 }
 
 Util steady_then(double before, double after, int at) {
-  return [=](int t) { return (t < at ? before : after) + wobble(t); };
+  return [=](int t) { return (t < at ? before : after) + process_wobble(t); };
 }
 
 Util constant(double v) {
@@ -138,7 +138,7 @@ TEST(NoisyNeighbour, TheNewcomersDepartureResolvesIt) {
 TEST(NoisyNeighbour, AnIncumbentThatRecoversWhileTheNewcomerStaysClears) {
   auto det = test::make_detector("noisy_neighbour");
   // Hurt from 300 s to 420 s, then back to 0.9 beside the newcomer: the newest minute decides.
-  auto dip = [](int t) { return (t >= 300 && t < 420 ? 0.4 : 0.9) + wobble(t); };
+  auto dip = [](int t) { return (t >= 300 && t < 420 ? 0.4 : 0.9) + process_wobble(t); };
   auto r = run(*det, 0, 600, 300, 10000, dip, constant(0.1));
   EXPECT_GT(r.ticks_with_conditions, 0);
   EXPECT_TRUE(r.last.empty());

@@ -55,6 +55,21 @@ TEST(HttpClient, GetReadsStatusHeadersAndBody) {
   EXPECT_EQ(r.response.header("X-Seen-Auth"), "Bearer t0ken");
 }
 
+TEST(HttpClient, CredentialsInTheUrlGoAsBasicAuth) {
+  const Serving serving(echo_server());
+  const std::string with_user = "http://am:s3cr%40t@127.0.0.1:" + std::to_string(serving.port());
+  Result r = make_http_client(with_user)->send({"GET", "/hello", {}, {}, {}, {}});
+  ASSERT_TRUE(r.ok()) << r.failure.message;
+  EXPECT_EQ(r.response.header("X-Seen-Auth"), basic_authorization("am", "s3cr@t"));
+  EXPECT_EQ(r.response.header("X-Seen-Host"), "127.0.0.1:" + std::to_string(serving.port()));
+  // An Authorization the caller sets wins over the URL's.
+  ClientOptions options;
+  options.default_headers = {{"Authorization", "Bearer t0ken"}};
+  r = make_http_client(with_user, options)->send({"GET", "/hello", {}, {}, {}, {}});
+  ASSERT_TRUE(r.ok()) << r.failure.message;
+  EXPECT_EQ(r.response.header("X-Seen-Auth"), "Bearer t0ken");
+}
+
 TEST(HttpClient, PostSendsBodyAndReadsOtherStatuses) {
   const Serving serving(echo_server());
   const auto client = make_http_client(url(serving.port()));

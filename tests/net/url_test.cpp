@@ -49,6 +49,31 @@ TEST(Url, Ipv6Literal) {
   EXPECT_EQ(u.origin(), "http://[::1]:19400");
 }
 
+TEST(Url, CredentialsAreKeptApartAndNeverShown) {
+  const Url u = parsed("http://am:s3cr%40t%3A@127.0.0.1:9093/alerts");
+  EXPECT_EQ(u.user, "am");
+  EXPECT_EQ(u.password, "s3cr@t:");
+  EXPECT_EQ(u.host, "127.0.0.1");
+  EXPECT_EQ(u.port, 9093);
+  EXPECT_EQ(u.origin(), "http://127.0.0.1:9093");
+  EXPECT_EQ(u.host_header(), "127.0.0.1:9093");
+  const Url only_user = parsed("https://token@receiver.example/");
+  EXPECT_EQ(only_user.user, "token");
+  EXPECT_EQ(only_user.password, "");
+  EXPECT_EQ(redacted_url("http://am:s3cret@127.0.0.1:9093/x@y"), "http://am:xxxxx@127.0.0.1:9093/x@y");
+  EXPECT_EQ(redacted_url("http://token@host/"), "http://token@host/");
+  EXPECT_EQ(redacted_url("http://host:9093/a:b@c"), "http://host:9093/a:b@c");
+  EXPECT_EQ(refused("http://am:s3cret@host:9x/"), "'http://am:xxxxx@host:9x/' has a bad port");
+  EXPECT_EQ(refused("http://:s3cret@host/"), "'http://:xxxxx@host/' has credentials without a user");
+}
+
+TEST(Url, PercentDecoding) {
+  EXPECT_EQ(percent_decode("a%20b%2Fc"), "a b/c");
+  EXPECT_EQ(percent_decode("100%"), "100%");
+  EXPECT_EQ(percent_decode("%zz%4"), "%zz%4");
+  EXPECT_EQ(percent_decode(percent_encode("sum(x{a=\"b c\"})&/\xc3\xa9")), "sum(x{a=\"b c\"})&/\xc3\xa9");
+}
+
 TEST(Url, RefusesWhatItCannotAsk) {
   EXPECT_EQ(refused("ftp://host/x"), "'ftp://host/x' is not an http:// or https:// URL");
   EXPECT_EQ(refused("127.0.0.1:9093"), "'127.0.0.1:9093' is not an http:// or https:// URL");

@@ -10,7 +10,7 @@
 namespace gpuwatch {
 namespace {
 
-constexpr const char* kScenario = R"(
+constexpr const char* kOlderDriverScenario = R"(
 node: {cuda_driver_version: "12.2", start: "2025-03-01T12:00:00Z"}
 devices:
   - model: H200
@@ -23,7 +23,7 @@ bool contains(const std::vector<std::string>& v, std::string_view s) {
 }
 
 TEST(OlderDriver, OlderNamesStandInAndMissingCallsLeaveTheirMetricsAbsent) {
-  test::SimScenario scenario{kScenario};
+  test::SimScenario scenario{kOlderDriverScenario};
   test::Sim sim(GPUWATCH_OLDER_DRIVER_SIM);
   const auto& lib = *sim.library();
   const auto& missing = lib.missing_symbols();

@@ -21,7 +21,7 @@ using store::LabelMatcher;
 using store::Labels;
 using Op = LabelMatcher::Op;
 
-constexpr double kStale = std::bit_cast<double>(std::uint64_t{0x7ff0000000000002ULL});
+constexpr double kStaleMarker = std::bit_cast<double>(std::uint64_t{0x7ff0000000000002ULL});
 
 // Two H200s and a MIG instance on the second, sampled at 0, 1 and 2 s; the driver is upgraded at 2 s.
 std::shared_ptr<MemorySeriesSource> node() {
@@ -165,7 +165,7 @@ TEST(DcgmView, HostnameLabelIsSpelledAsConfigured) {
 TEST(DcgmView, StaleMarkersPassThrough) {
   auto s = std::make_shared<MemorySeriesSource>();
   s->add({{"__name__", "gpu_temperature_celsius"}, {"gpu", "0"}, {"uuid", "GPU-a"}}, 0, 50.2);
-  s->add({{"__name__", "gpu_temperature_celsius"}, {"gpu", "0"}, {"uuid", "GPU-a"}}, 1000, kStale);
+  s->add({{"__name__", "gpu_temperature_celsius"}, {"gpu", "0"}, {"uuid", "GPU-a"}}, 1000, kStaleMarker);
   const DcgmSeriesSource v(s, {});
   const auto temp = select(v, {name_is("DCGM_FI_DEV_GPU_TEMP")});
   ASSERT_EQ(temp.size(), 1u);
@@ -192,7 +192,7 @@ TEST(DcgmView, AGpusSeriesCarryThePodItWasAllocatedToThen) {
                        {"namespace", "research"},           {"pod", "train-0"}, {"container", "trainer"}};
   history->add(trainer, 0, 1);
   history->add(trainer, 1000, 1);
-  history->add(trainer, 2000, kStale);  // the pod went: the history's staleness marker
+  history->add(trainer, 2000, kStaleMarker);  // the pod went: the history's staleness marker
   for (std::int64_t t = 0; t <= 2000; t += 1000) {
     for (const char* pod : {"nb-1", "nb-2"}) {
       history->add({{"__name__", "gpu_allocation_info"},

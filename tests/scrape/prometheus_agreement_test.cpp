@@ -16,7 +16,7 @@
 namespace gpuwatch {
 namespace {
 
-constexpr const char* kScenario = R"(node: {hostname: agree-node, seed: 9, mode: lockstep}
+constexpr const char* kAgreementScenario = R"(node: {hostname: agree-node, seed: 9, mode: lockstep}
 devices:
   - {model: H200, count: 3}
 processes:
@@ -39,7 +39,7 @@ bool comparable(const std::string& name) {
 }
 
 TEST(PrometheusAgreement, PrometheusAndTheScraperSeeTheSameSeriesAndValues) {
-  test::SimScenario scenario(kScenario);
+  test::SimScenario scenario(kAgreementScenario);
   test::Sim sim;
   SimServices services(sim.library(), true);
   sim.advance_to(150);  // in the slowdown; time stands still from here on

@@ -123,7 +123,7 @@ spec:
     - target: 0.99
 )";
 
-ScrapeResult scrape(std::int64_t t_ms, double total, double failure) {
+ScrapeResult calendar_scrape(std::int64_t t_ms, double total, double failure) {
   ScrapeResult r;
   r.t_ms = t_ms;
   r.up = true;
@@ -147,7 +147,7 @@ TEST(CalendarPeriod, TheBudgetResetsAtThePeriodsStart) {
       total += 100;
       failed += 2;
     }
-    engine.consume(scrape(day_before + m * 60'000LL, total, failed));
+    engine.consume(calendar_scrape(day_before + m * 60'000LL, total, failed));
   }
   engine.evaluate(utc_ms(2026, 1, 31, 23, 59), {});
   EXPECT_NEAR(engine.status()[0].budget_remaining, -1, 0.01);  // spent twice over
@@ -155,7 +155,7 @@ TEST(CalendarPeriod, TheBudgetResetsAtThePeriodsStart) {
   // 1 February, 00:10: ten minutes of clean requests in the new month; the rolling 1d window still burns.
   for (int m = 1; m <= 10; ++m) {
     total += 100;
-    engine.consume(scrape(utc_ms(2026, 2, 1) + m * 60'000LL, total, failed));
+    engine.consume(calendar_scrape(utc_ms(2026, 2, 1) + m * 60'000LL, total, failed));
   }
   engine.evaluate(utc_ms(2026, 2, 1, 0, 10), {});
   const SloStatus s = engine.status()[0];

@@ -13,7 +13,7 @@
 namespace gpuwatch::slo {
 namespace {
 
-const char* const kSpec = test::kMistralAvailability;
+const char* const kWarmStartSpec = test::kMistralAvailability;
 
 // The history as the store keeps scrapes: each series with its samples at their own times.
 class StoredScrapes final : public SeriesSource {
@@ -72,7 +72,7 @@ ScrapeResult scrape(const std::string& instance, std::int64_t t_ms, double succe
 }
 
 TEST(SloWarmStart, ARestartedEngineBurnsAsOneThatNeverStopped) {
-  const auto specs = parse_slo_text(kSpec, "slo.yaml");
+  const auto specs = parse_slo_text(kWarmStartSpec, "slo.yaml");
   SloEngine never_stopped(specs);
   StoredScrapes history;
   constexpr std::int64_t kStepMs = 15'000;

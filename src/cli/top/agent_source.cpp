@@ -15,7 +15,8 @@
 namespace gpuwatch::top {
 
 struct AgentSource::Shared {
-  std::string origin, path;
+  net::Url agent;
+  std::string origin;  // as shown: without credentials
   std::chrono::milliseconds interval;
   std::shared_ptr<const Wakeup> wakeup;
   std::mutex mutex;
@@ -75,12 +76,12 @@ FramePtr with_problem(const FramePtr& last, const std::string& origin, const std
 
 // The client of the agent's origin; null with `problem` set when there is none (https without the TLS
 // module).
-std::unique_ptr<net::HttpClient> agent_client(const std::string& origin, std::string& problem) {
+std::unique_ptr<net::HttpClient> agent_client(const net::Url& agent, std::string& problem) {
   net::ClientOptions options;
   options.timeouts = {std::chrono::seconds(2), std::chrono::seconds(5), {}};
   options.keep_alive = true;
   try {
-    return net::make_http_client(origin, options);
+    return net::make_http_client(agent, options);
   } catch (const net::ClientError& e) {
     problem = e.what();
     return nullptr;
@@ -89,14 +90,14 @@ std::unique_ptr<net::HttpClient> agent_client(const std::string& origin, std::st
 
 void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
   std::string no_client;
-  const auto client = agent_client(shared.origin, no_client);
+  const auto client = agent_client(shared.agent, no_client);
   if (!client) {
     std::lock_guard lock(shared.mutex);
     shared.frame = with_problem(shared.frame, shared.origin, no_client);
     shared.wakeup->notify();
     return;
   }
-  const std::string base = shared.path == "/" ? "" : shared.path;
+  const std::string base = shared.agent.target == "/" ? "" : shared.agent.target;
   bool asked_history = false;
   while (!stop.stop_requested()) {
     const auto next = std::chrono::steady_clock::now() + shared.interval;
@@ -131,12 +132,12 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
 
 }  // namespace
 
-AgentSource::AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval,
+AgentSource::AgentSource(net::Url agent, std::chrono::milliseconds interval,
                          std::shared_ptr<const Wakeup> wakeup)
     : shared_(std::make_shared<Shared>()) {
   shared_->wakeup = std::move(wakeup);
-  shared_->origin = std::move(origin);
-  shared_->path = std::move(path);
+  shared_->origin = agent.origin();
+  shared_->agent = std::move(agent);
   shared_->interval = interval;
   worker_ = std::make_unique<AbandonableWorker>(
       [shared = shared_](const std::stop_token& stop) { poll(*shared, stop); });

@@ -10,15 +10,15 @@
 #include "cli/top/frame.h"
 #include "cli/top/wakeup.h"
 #include "collector/abandonable_worker.h"
+#include "net/url.h"
 
 namespace gpuwatch::top {
 
 class AgentSource : public FrameSource {
  public:
-  // `url` is checked by the caller (alerting::split_url): origin "http://host:port", path prefix "" or "/x".
-  // `wakeup` is notified with each frame, from the polling thread.
-  AgentSource(std::string origin, std::string path, std::chrono::milliseconds interval,
-              std::shared_ptr<const Wakeup> wakeup);
+  // `agent`: the agent's URL, its path a prefix of the API's ("/" or "/x"); its credentials, if any, go
+  // with every request. `wakeup` is notified with each frame, from the polling thread.
+  AgentSource(net::Url agent, std::chrono::milliseconds interval, std::shared_ptr<const Wakeup> wakeup);
   FramePtr latest() override;
 
   struct Shared;  // what the polling thread and the source share (agent_source.cpp)
