@@ -167,7 +167,7 @@ done
 rec prom_import_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(median "${ptimes[@]}")))")"
 printf 'global:\n  scrape_interval: 1m\nscrape_configs: []\n' > "$work/prometheus.yml"
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom-1" \
-  --storage.tsdb.retention.time=60d --web.listen-address="127.0.0.1:$PROM_PORT" > "$work/prometheus.log" 2>&1 &
+  --storage.tsdb.retention.time=15d --web.listen-address="127.0.0.1:$PROM_PORT" > "$work/prometheus.log" 2>&1 &
 PROM_PID=$!; pids+=("$PROM_PID")
 PROM=http://127.0.0.1:$PROM_PORT
 wait_http "$PROM/-/ready" || die "prometheus did not start (log: $work/prometheus.log)"
@@ -184,16 +184,10 @@ done
 rec prom_bytes_per_sample "$(awk -F= '$1=="dir_bytes_per_sample" {print $2}' "$work/prom-size.txt")"
 # Shape (e)'s series: Prometheus picks up new blocks within its reload interval (1 minute).
 promtool tsdb create-blocks-from openmetrics -q "$procs/procs.om" "$work/prom-1" > /dev/null
-promtool tsdb create-blocks-from openmetrics -q "$month/month.om" "$work/prom-1" > /dev/null
 for i in $(seq 120); do
   n=$(curl -sS -G "$PROM/api/v1/query" --data-urlencode 'query=count(gpu_process_memory_used_bytes{process_name=~"worker-.*"})' \
         -d "time=$END" | "$py" -c "import json,sys; r=json.load(sys.stdin)['data']['result']; print(r[0]['value'][1] if r else 0)")
   [ "$n" = 1000 ] && break; sleep 1
-done
-for i in $(seq 120); do
-  n=$(curl -sS -G "$PROM/api/v1/query" --data-urlencode 'query=count(gpu_power_watts{hostname="h200-node-02"})' \
-        -d "time=$MONTH_START" | "$py" -c "import json,sys; r=json.load(sys.stdin)['data']['result']; print(r[0]['value'][1] if r else 0)")
-  [ "$n" = 8 ] && break; sleep 1
 done
 kill -STOP "$PROM_PID"
 
@@ -257,7 +251,10 @@ qbench() {   # qbench NAME BASE QUERY STEP [START]
 }
 kill -STOP "$VM_PID"; kill -CONT "$PROM_PID"
 qbench prom_a "$PROM" "$QA" 10; qbench prom_b "$PROM" "$QB" 60; qbench prom_c "$PROM" "$QC" 60
-qbench prom_d "$PROM" "$QD" 60; qbench prom_e "$PROM" "$QE" 60; qbench prom_f "$PROM" "$QF" 300 "$MONTH_START"
+qbench prom_d "$PROM" "$QD" 60; qbench prom_e "$PROM" "$QE" 60
+# Not shape (f): promtool 2.42 backfills in 2 h blocks, reading its input once a block (360 passes over the
+# month corpus, tens of minutes here).
+rec q_prom_f_ms "skipped: promtool 2.42 backfills a month in 360 passes"
 kill -STOP "$PROM_PID"; kill -CONT "$VM_PID"
 qbench vm_a "$VM" "$QA" 10; qbench vm_b "$VM" "$QB" 60; qbench vm_c "$VM" "$QC" 60; qbench vm_d "$VM" "$QD" 60
 qbench vm_e "$VM" "$QE" 60; qbench vm_f "$VM" "$QF" 300 "$MONTH_START"
