@@ -67,7 +67,9 @@ def main():
                        ("c", "`max_over_time(gpu_memory_used_bytes[5m])` 24 h, step 60 s"),
                        ("d", "`sum by (gpu) (rate(gpu_energy_joules_total[5m]))` 24 h, step 60 s"),
                        ("e", "`sum by (gpu) (gpu_process_memory_used_bytes{process_name=~\"worker-.*\"})` "
-                             "1,000 process series at 30 s, 24 h, step 60 s")):
+                             "1,000 process series at 30 s, 24 h, step 60 s"),
+                       ("f", "`avg by (gpu) (gpu_power_watts)` 30 days (a second node's month at 10 s and "
+                             "the shared corpus' day), step 5 m")):
         gw = g("q_gw_%s_ms" % key)
         eng = g("q_engine_%s_ms" % key)
         print("| %s | %s | %s | %s ms | %s ms (cache off) |" % (
