@@ -21,16 +21,17 @@
 #include <thread>
 
 #include "../cli/run_process.h"
-#include "alerting_temp_dir.h"
 #include "alertmanager_process.h"
 #include "core/rfc3339.h"
 #include "recording_server.h"
+#include "temp_dir.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::seconds;
+using store::test::TempDir;
 
 const std::string kBinary = std::string(GPUWATCH_BINARY_DIR) + "/gpuwatch";
 const std::string kScenario = std::string(GPUWATCH_SOURCE_DIR) + "/tests/alerting/restart-faults-2xh100.yaml";
@@ -100,11 +101,11 @@ std::unique_ptr<test::BackgroundProcess> start_agent(const std::string& mode, st
 TEST(AgentRestart, AlertmanagerHoldsEachAlertOnceWithItsStartAndTheXidEndsOnTime) {
   TempDir dir;
   testing::RecordingServer webhook;
-  fs::create_directories(dir.path / "alertmanager");
-  testing::AlertmanagerProcess am((dir.path / "alertmanager").string(), webhook.url() + "/hook");
+  fs::create_directories(dir.path() + "/alertmanager");
+  testing::AlertmanagerProcess am(dir.path() + "/alertmanager", webhook.url() + "/hook");
   ASSERT_TRUE(am.start());
   const int port = testing::free_port();
-  const std::string data_dir = (dir.path / "agent").string();
+  const std::string data_dir = dir.path() + "/agent";
 
   const std::time_t epoch = std::time(nullptr) - kReplayed;
   const auto started = std::chrono::steady_clock::now();

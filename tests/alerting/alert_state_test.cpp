@@ -9,14 +9,15 @@
 
 #include "alerting/alert_state_file.h"
 #include "alerting/alerting_service.h"
-#include "alerting_temp_dir.h"
 #include "core/file_io.h"
+#include "temp_dir.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
+using store::test::TempDir;
 
 constexpr std::int64_t kHourMs = 3'600'000;
 constexpr std::int64_t kT0 = 1'700'000'000'000;  // an epoch time, as the agent's clock gives
@@ -50,7 +51,7 @@ AlertingOptions state_options(const std::string& data_dir) {
 // One run of the agent's alerting on the data dir: an evaluation with `held` at each of `times`, then killed
 // (nothing is saved at shutdown: what is on disk is what each change wrote).
 void run_then_kill(const TempDir& dir, const std::vector<Condition>& held, std::vector<std::int64_t> times) {
-  AlertingService service(state_options(dir.path.string()), [] { return kT0; });
+  AlertingService service(state_options(dir.path()), [] { return kT0; });
   for (const std::int64_t t : times) service.evaluate(held, t);
 }
 
@@ -69,7 +70,7 @@ TEST(AlertStateFile, RoundTrip) {
   engine.evaluate(held, kT0);
   SavedAlerts state{engine.alerts(), {}, kT0};
   state.webhook_notified[state.alerts[0].fingerprint] = AlertState::kFiring;
-  const std::string path = (dir.path / "alerts.json").string();
+  const std::string path = dir.path() + "/alerts.json";
   ASSERT_EQ(write_file_durably(path, alert_state_json(state)), "");
 
   std::string error;
@@ -101,7 +102,7 @@ TEST(AlertStateFile, RoundTrip) {
 TEST(AlertStateFile, MissingIsNoStateAndNoError) {
   TempDir dir;
   std::string error = "stale";
-  EXPECT_TRUE(read_alert_state((dir.path / "alerts.json").string(), error).alerts.empty());
+  EXPECT_TRUE(read_alert_state(dir.path() + "/alerts.json", error).alerts.empty());
   EXPECT_EQ(error, "");
 }
 
@@ -111,7 +112,7 @@ TEST(AlertStateFile, ATornOrCorruptFileIsAClearErrorAndNoState) {
   const std::vector<Condition> held{xid(kT0)};
   engine.evaluate(held, kT0);
   const std::string text = alert_state_json({engine.alerts(), {}, kT0});
-  const std::string path = (dir.path / "alerts.json").string();
+  const std::string path = dir.path() + "/alerts.json";
 
   // Cut short, as a write without the durable rename could leave it.
   std::ofstream(path) << text.substr(0, text.size() / 2);
@@ -136,7 +137,7 @@ TEST(AlertStateFile, ATornOrCorruptFileIsAClearErrorAndNoState) {
 TEST(AlertStateRestart, AnEventAlertHoldsItsOriginalHour) {
   TempDir dir;
   run_then_kill(dir, {xid(kT0)}, {kT0, kT0 + 10'000});
-  AlertingService again(state_options(dir.path.string()), [] { return kT0; });
+  AlertingService again(state_options(dir.path()), [] { return kT0; });
   again.evaluate({}, kT0 + 20 * 60'000);  // 20 minutes later: longer than the grace, shorter than the hold
   std::optional<Alert> a = find(again.alerts(), "GpuXidCritical");
   ASSERT_TRUE(a.has_value());
@@ -159,7 +160,7 @@ TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
   const std::vector<Condition> held{link_degraded()};
   run_then_kill(dir, held, {kT0, kT0 + 30'000});
   {
-    AlertingService again(state_options(dir.path.string()), [] { return kT0; });
+    AlertingService again(state_options(dir.path()), [] { return kT0; });
     again.evaluate(held, kT0 + 50'000);
     EXPECT_EQ(find(again.alerts(), "GpuPcieLinkDegraded")->state, AlertState::kPending);
     again.evaluate(held, kT0 + 60'000);
@@ -168,7 +169,7 @@ TEST(AlertStateRestart, AForAlertKeepsItsStartWithinTheGrace) {
     EXPECT_EQ(a->active_at_ms, kT0);
     again.evaluate(held, kT0 + 70'000);
   }
-  AlertingService third(state_options(dir.path.string()), [] { return kT0; });
+  AlertingService third(state_options(dir.path()), [] { return kT0; });
   third.evaluate(held, kT0 + 5 * 60'000);
   std::optional<Alert> a = find(third.alerts(), "GpuPcieLinkDegraded");
   ASSERT_TRUE(a.has_value());
@@ -185,7 +186,7 @@ TEST(AlertStateRestart, ATooOldStateIsIgnored) {
   TempDir dir;
   const std::vector<Condition> held{link_degraded()};
   run_then_kill(dir, held, {kT0, kT0 + 70'000});
-  AlertingService again(state_options(dir.path.string()), [] { return kT0; });
+  AlertingService again(state_options(dir.path()), [] { return kT0; });
   const std::int64_t later = kT0 + 70'000 + 11 * 60'000;  // past the 10-minute grace
   again.evaluate(held, later);
   std::optional<Alert> a = find(again.alerts(), "GpuPcieLinkDegraded");
@@ -196,14 +197,14 @@ TEST(AlertStateRestart, ATooOldStateIsIgnored) {
 
 TEST(AlertStateRestart, ACorruptStateStartsWithoutRestoredAlerts) {
   TempDir dir;
-  std::ofstream(dir.path / "alerts.json") << "{\"version\": 1, \"alerts\": [{\"labels\": ";
-  AlertingService service(state_options(dir.path.string()), [] { return kT0; });
+  std::ofstream(dir.path() + "/alerts.json") << "{\"version\": 1, \"alerts\": [{\"labels\": ";
+  AlertingService service(state_options(dir.path()), [] { return kT0; });
   const std::vector<Condition> held{xid(kT0)};
   service.evaluate(held, kT0);
   ASSERT_EQ(service.alerts().size(), 1u);
   // The next change replaced the damaged file with a good one.
   std::string error;
-  EXPECT_EQ(read_alert_state((dir.path / "alerts.json").string(), error).alerts.size(), 1u);
+  EXPECT_EQ(read_alert_state(dir.path() + "/alerts.json", error).alerts.size(), 1u);
   EXPECT_EQ(error, "");
 }
 

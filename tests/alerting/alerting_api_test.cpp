@@ -7,13 +7,14 @@
 
 #include "alerting/alerting_service.h"
 #include "alerting/silences_file.h"
-#include "alerting_temp_dir.h"
 #include "core/utf8.h"
+#include "temp_dir.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 namespace fs = std::filesystem;
+using store::test::TempDir;
 
 // Calls the service's routes as the HTTP server would: the first route whose pattern and method match.
 struct Api {
@@ -176,11 +177,11 @@ TEST(AlertingApi, EchoedTextIsValidUtf8) {
 // left out, the others are kept, and the metric counts the problem.
 TEST(AlertingApi, ADamagedSavedSilenceCostsOnlyThatSilence) {
   TempDir dir;
-  std::ofstream(dir.path / "silences.json") << R"([
+  std::ofstream(dir.path() + "/silences.json") << R"([
   {"id": 7, "matchers":[{"name":"gpu","value":"1"}],"startsAt":"1970-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"},
   {"id": "abc", "matchers":[{"name":"gpu","value":"2"}],"startsAt":"1970-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}
 ])";
-  AlertingService service(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
+  AlertingService service(options("t", dir.path()), [] { return std::int64_t{1000}; });
   Api api{service};
   const auto list = nlohmann::json::parse(api.call("GET", "/api/v1/silences").body)["data"];
   ASSERT_EQ(list.size(), 1u) << list.dump();
@@ -189,10 +190,10 @@ TEST(AlertingApi, ADamagedSavedSilenceCostsOnlyThatSilence) {
   service.append_metrics(metrics, ExpositionFormat::kText004);
   EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"api\"} 1"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"config\"} 0"), std::string::npos);
-  EXPECT_TRUE(fs::exists(dir.path / "silences.json.bad"));  // kept before a save rewrites the file
+  EXPECT_TRUE(fs::exists(dir.path() + "/silences.json.bad"));  // kept before a save rewrites the file
 
-  std::ofstream(dir.path / "silences.json", std::ios::trunc) << "[{\"id\": \"x\",\n  oops}]";
-  AlertingService again(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
+  std::ofstream(dir.path() + "/silences.json", std::ios::trunc) << "[{\"id\": \"x\",\n  oops}]";
+  AlertingService again(options("t", dir.path()), [] { return std::int64_t{1000}; });
   metrics.clear();
   again.append_metrics(metrics, ExpositionFormat::kText004);
   EXPECT_NE(metrics.find("gpuwatch_silences_load_errors{source=\"api\"} 1"), std::string::npos) << metrics;
@@ -200,7 +201,7 @@ TEST(AlertingApi, ADamagedSavedSilenceCostsOnlyThatSilence) {
 
 TEST(SilencesFile, EachProblemNamesTheFileAndWhere) {
   TempDir dir;
-  const std::string path = (dir.path / "windows.json").string();
+  const std::string path = dir.path() + "/windows.json";
   std::ofstream(path)
       << "[\n  {\"matchers\": [{\"name\": \"gpu\", \"value\": \"3\"}],\n   \"startsAt\": ,}\n]";
   auto file = read_silences_file(path, false);
@@ -216,21 +217,21 @@ TEST(SilencesFile, EachProblemNamesTheFileAndWhere) {
   ASSERT_EQ(file.silences.size(), 1u);
   EXPECT_EQ(file.silences[0].matchers[0].value(), "4");
 
-  file = read_silences_file((dir.path / "missing.json").string(), false);
+  file = read_silences_file(dir.path() + "/missing.json", false);
   ASSERT_EQ(file.errors.size(), 1u);
   EXPECT_NE(file.errors[0].find("missing.json: cannot read: No such file or directory"), std::string::npos);
-  EXPECT_TRUE(read_silences_file((dir.path / "missing.json").string(), true, true).errors.empty());
+  EXPECT_TRUE(read_silences_file(dir.path() + "/missing.json", true, true).errors.empty());
 }
 
 TEST(AlertingApi, SilencesSurviveARestart) {
   TempDir dir;
   std::string id;
   {
-    AlertingService service(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
+    AlertingService service(options("t", dir.path()), [] { return std::int64_t{1000}; });
     Api api{service};
     id = nlohmann::json::parse(api.call("POST", "/api/v1/silences", kSilence, "t").body)["data"]["silenceID"];
   }
-  AlertingService again(options("t", dir.path.string()), [] { return std::int64_t{1000}; });
+  AlertingService again(options("t", dir.path()), [] { return std::int64_t{1000}; });
   Api api{again};
   const auto list = nlohmann::json::parse(api.call("GET", "/api/v1/silences").body)["data"];
   ASSERT_EQ(list.size(), 1u);

@@ -9,14 +9,15 @@
 #include "alerting/alert_json.h"
 #include "alerting/delivery_queue.h"
 #include "alerting/delivery_worker.h"
-#include "alerting_temp_dir.h"
 #include "recording_server.h"
+#include "temp_dir.h"
 
 namespace gpuwatch::alerting {
 namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
+using store::test::TempDir;
 
 Alert alert(const std::string& gpu, AlertState state) {
   Alert a;
@@ -73,7 +74,7 @@ TEST(DeliveryQueue, NewerStateReplacesOlderAndAcknowledgeKeepsWhatChanged) {
 TEST(DeliveryQueue, SurvivesARestartAndSetsAsideCorruptEntries) {
   TempDir dir;
   {
-    DeliveryQueue q(dir.path.string());
+    DeliveryQueue q(dir.path());
     EXPECT_EQ(q.put(wire("1", AlertState::kFiring)), "");
     EXPECT_EQ(q.put(wire("2", AlertState::kResolved)), "");
     auto batch = take(q);
@@ -81,13 +82,13 @@ TEST(DeliveryQueue, SurvivesARestartAndSetsAsideCorruptEntries) {
     batch.versions.resize(1);
     q.acknowledge(batch);  // GPU 1 delivered, GPU 2 not
   }
-  std::ofstream(dir.path / "deadbeefdeadbeef.json") << "{ not json";
-  DeliveryQueue again(dir.path.string());
+  std::ofstream(dir.path() + "/deadbeefdeadbeef.json") << "{ not json";
+  DeliveryQueue again(dir.path());
   const auto batch = take(again);
   ASSERT_EQ(batch.alerts.size(), 1u);
   EXPECT_EQ(batch.alerts[0]["labels"]["gpu"], "2");
   EXPECT_EQ(batch.alerts[0]["status"], "resolved");
-  EXPECT_TRUE(fs::exists(dir.path / "deadbeefdeadbeef.json.bad"));
+  EXPECT_TRUE(fs::exists(dir.path() + "/deadbeefdeadbeef.json.bad"));
 }
 
 // Entries that are JSON but not the shape put() writes (a number where a string belongs, a fingerprint that
@@ -102,10 +103,11 @@ TEST(DeliveryQueue, SetsAsideEntriesOfTheWrongShape) {
       {"a5", R"({"fingerprint":"a5","labels":{},"annotations":{},"status":true})"},
       {"a6", R"([1,2,3])"},
   };
-  for (const auto& [name, text] : wrong) std::ofstream(dir.path / (name + ".json")) << text;
-  DeliveryQueue q(dir.path.string());
+  for (const auto& [name, text] : wrong) std::ofstream(dir.path() + "/" + name + ".json") << text;
+  DeliveryQueue q(dir.path());
   EXPECT_EQ(q.size(), 0u);
-  for (const auto& [name, text] : wrong) EXPECT_TRUE(fs::exists(dir.path / (name + ".json.bad"))) << text;
+  for (const auto& [name, text] : wrong)
+    EXPECT_TRUE(fs::exists(dir.path() + "/" + name + ".json.bad")) << text;
   EXPECT_EQ(q.put(wire("1", AlertState::kFiring)), "");  // and the queue works as usual
   EXPECT_EQ(take(q).alerts.size(), 1u);
 }
@@ -114,7 +116,7 @@ TEST(DeliveryQueue, SetsAsideEntriesOfTheWrongShape) {
 // works in memory and persists again once the directory can be made.
 TEST(DeliveryQueue, AnUnusableDirCostsPersistenceOnlyUntilItCanBeMade) {
   TempDir dir;
-  const fs::path blocker = dir.path / "datafile";
+  const fs::path blocker = dir.path() + "/datafile";
   std::ofstream(blocker) << "x";
   const fs::path queue_dir = blocker / "alert-queue";
   std::unique_ptr<DeliveryQueue> q;
