@@ -56,11 +56,8 @@ std::optional<Url> parse_url(const std::string& text, std::string* error) {
   url.scheme = scheme_end == std::string::npos ? "" : text.substr(0, scheme_end);
   if (url.scheme != "http" && url.scheme != "https") return fail("is not an http:// or https:// URL");
   url.port = url.tls() ? 443 : 80;
-  const auto authority_start = scheme_end + 3;
-  const auto path_start = text.find_first_of("/?#", authority_start);
-  std::string_view authority(text);
-  authority = authority.substr(
-      authority_start, path_start == std::string::npos ? std::string::npos : path_start - authority_start);
+  const auto [authority_start, path_start] = authority_span(text);
+  std::string_view authority = std::string_view(text).substr(authority_start, path_start - authority_start);
   if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
     const auto userinfo = authority.substr(0, at);
     const auto colon = userinfo.find(':');
@@ -90,7 +87,7 @@ std::optional<Url> parse_url(const std::string& text, std::string* error) {
       return fail("has a bad port");
     url.port = port;
   }
-  url.target = path_start == std::string::npos ? "/" : text.substr(path_start);
+  url.target = path_start == text.size() ? "/" : text.substr(path_start);
   if (url.target.front() == '#') url.target = "/";
   if (url.target.front() == '?') url.target = "/" + url.target;
   if (const auto hash = url.target.find('#'); hash != std::string::npos) url.target.resize(hash);

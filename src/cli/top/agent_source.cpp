@@ -15,8 +15,7 @@
 namespace gpuwatch::top {
 
 struct AgentSource::Shared {
-  net::Url agent;
-  std::string origin;  // as shown: without credentials
+  net::Url agent;  // shown as agent.origin(): without credentials
   std::chrono::milliseconds interval;
   std::shared_ptr<const Wakeup> wakeup;
   std::mutex mutex;
@@ -93,7 +92,7 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
   const auto client = agent_client(shared.agent, no_client);
   if (!client) {
     std::lock_guard lock(shared.mutex);
-    shared.frame = with_problem(shared.frame, shared.origin, no_client);
+    shared.frame = with_problem(shared.frame, shared.agent.origin(), no_client);
     shared.wakeup->notify();
     return;
   }
@@ -109,7 +108,7 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
     if (!gpus.is_null()) {
       try {
         auto frame = std::make_shared<TopFrame>(frame_from_agent(gpus, alerts));
-        frame->origin = "agent " + shared.origin + base;
+        frame->origin = "agent " + shared.agent.origin() + base;
         frame->received_ms = wall_unix_ms();
         // The GPUs are current; only the alerts are missing.
         if (!alerts_problem.empty()) frame->problem = "alerts: " + alerts_problem;
@@ -123,7 +122,7 @@ void poll(AgentSource::Shared& shared, const std::stop_token& stop) {
     }
     {
       std::unique_lock lock(shared.mutex);
-      shared.frame = fresh ? fresh : with_problem(shared.frame, shared.origin + base, problem);
+      shared.frame = fresh ? fresh : with_problem(shared.frame, shared.agent.origin() + base, problem);
       shared.wakeup->notify();
       shared.wake.wait_until(lock, stop, next, [] { return false; });
     }
@@ -136,7 +135,6 @@ AgentSource::AgentSource(net::Url agent, std::chrono::milliseconds interval,
                          std::shared_ptr<const Wakeup> wakeup)
     : shared_(std::make_shared<Shared>()) {
   shared_->wakeup = std::move(wakeup);
-  shared_->origin = agent.origin();
   shared_->agent = std::move(agent);
   shared_->interval = interval;
   worker_ = std::make_unique<AbandonableWorker>(
