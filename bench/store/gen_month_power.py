@@ -15,6 +15,8 @@ import argparse
 import math
 import random
 
+from corpus_files import CorpusFiles
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -30,14 +32,10 @@ def main():
     start = a.end + 1 - a.days * 86400
     steps = a.days * 86400 // a.interval
     total = 0
-    with open(a.out_prefix + ".om", "w") as om, open(a.out_prefix + ".prom", "w") as prom:
-        for f in (om, prom):
-            f.write("# HELP gpu_power_watts Power draw\n")
-            f.write("# TYPE gpu_power_watts gauge\n")
+    with CorpusFiles(a.out_prefix, "gpu_power_watts", "Power draw") as files:
         for g in range(a.gpus):
-            labels = 'gpu_power_watts{gpu="%d",hostname="%s"}' % (g, a.hostname)
             level, next_change = 80.0, 0
-            om_lines, prom_lines = [], []
+            samples = []
             for i in range(steps):
                 t = start + i * a.interval
                 if i >= next_change:
@@ -45,13 +43,8 @@ def main():
                     next_change = i + rng.randint(1800, 4 * 3600) // a.interval
                 daily = 15.0 * math.sin(2 * math.pi * (t % 86400) / 86400)
                 centi = round(100 * max(60.0, level + daily + rng.gauss(0.0, 4.0)))
-                value = "%d.%02d" % (centi // 100, centi % 100)
-                om_lines.append("%s %s %d\n" % (labels, value, t))
-                prom_lines.append("%s %s %d\n" % (labels, value, t * 1000))
-            om.writelines(om_lines)
-            prom.writelines(prom_lines)
-            total += steps
-        om.write("# EOF\n")
+                samples.append((t, "%d.%02d" % (centi // 100, centi % 100)))
+            total += files.write_series('{gpu="%d",hostname="%s"}' % (g, a.hostname), samples)
     print("TOTAL_SAMPLES", total)
 
 

@@ -12,6 +12,8 @@ timestamps), and prints TOTAL_SAMPLES. Pure python3, deterministic for a given -
 import argparse
 import random
 
+from corpus_files import CorpusFiles
+
 MIB = 1048576
 
 
@@ -29,26 +31,17 @@ def main():
     rng = random.Random(a.seed)
     steps = a.duration // a.interval
     total = 0
-    with open(a.out_prefix + ".om", "w") as om, open(a.out_prefix + ".prom", "w") as prom:
-        for f in (om, prom):
-            f.write("# HELP gpu_process_memory_used_bytes Per-process used GPU memory\n")
-            f.write("# TYPE gpu_process_memory_used_bytes gauge\n")
+    with CorpusFiles(a.out_prefix, "gpu_process_memory_used_bytes", "Per-process used GPU memory") as files:
         for i in range(a.series):
             labels = '{gpu="%d",hostname="%s",pid="%d",process_name="worker-%d"}' % (
                 i % a.gpus, a.hostname, 100000 + i, i)
             mib = rng.randint(512, 8192)
-            om_lines, prom_lines = [], []
+            samples = []
             for k in range(steps):
                 if rng.random() < 0.01:
                     mib = max(256, mib + rng.choice((-1, 1, 1, 2)) * rng.randint(2, 512))
-                t = a.start + k * a.interval
-                v = mib * MIB
-                om_lines.append("gpu_process_memory_used_bytes%s %d %d\n" % (labels, v, t))
-                prom_lines.append("gpu_process_memory_used_bytes%s %d %d000\n" % (labels, v, t))
-            om.write("".join(om_lines))
-            prom.write("".join(prom_lines))
-            total += steps
-        om.write("# EOF\n")
+                samples.append((a.start + k * a.interval, "%d" % (mib * MIB)))
+            total += files.write_series(labels, samples)
     print("TOTAL_SAMPLES", total)
 
 
