@@ -177,13 +177,16 @@ std::optional<KernelEvent> parse_kernel_record(std::string_view line) {
   // Continuation lines of /dev/kmsg records (" SUBSYSTEM=pci") carry key=value context, no message.
   if (line.empty() || line.front() == ' ') return std::nullopt;
   KernelEvent ev;
+  const std::string_view raw = strip_header(line, ev);
+  // Nearly every record is about something else: they are told apart by ASCII words, which read the same
+  // before and after the text is made valid, so only the few that may matter are copied.
+  if (raw.find("NVRM") == std::string_view::npos && raw.find("AER") == std::string_view::npos &&
+      raw.find("PCIe Bus Error") == std::string_view::npos && raw.find("nvidia") == std::string_view::npos)
+    return std::nullopt;
   // Kernel-log text quotes process names and device strings byte for byte: made valid once, here, so the
   // message, process and driver version taken from it are too.
-  const std::string text = to_valid_utf8(strip_header(line, ev));
+  const std::string text = to_valid_utf8(raw);
   ev.message = text;
-  if (text.find("NVRM") == std::string::npos && text.find("AER") == std::string::npos &&
-      text.find("PCIe Bus Error") == std::string::npos && text.find("nvidia") == std::string::npos)
-    return std::nullopt;
   if (parse_xid(text, ev) || parse_fallen_off(text, ev) || parse_driver(text, ev) || parse_aer(text, ev))
     return ev;
   return std::nullopt;
