@@ -21,7 +21,8 @@ std::string flag_names(std::string_view key) {
   return names;
 }
 
-AgentFlags::AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config) : taker_(taker) {
+AgentFlags::AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config, const TypedFlags& typed)
+    : taker_(taker) {
   if (config == ConfigFlag::kTaken) {
     const std::string help =
         taker == kAgentCommand
@@ -33,8 +34,10 @@ AgentFlags::AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config
   const AgentOptions defaults;
   for (const auto& spec : option_table()) {
     if (!spec.taken_by(taker)) continue;
+    const std::string names = flag_names(spec.key);
+    if (!typed.any_of(names)) continue;
     auto value = std::make_unique<std::string>();
-    CLI::Option* opt = command.add_option(flag_names(spec.key), *value, std::string(spec.help));
+    CLI::Option* opt = command.add_option(names, *value, std::string(spec.help));
     opt->type_name(std::string(spec.value_name));
     // A list setting may be given again and again: CLI11 joins the values one a line for its parser.
     if (spec.key == "remote_write_url") opt->multi_option_policy(CLI::MultiOptionPolicy::Join);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/typed_flags.h"
 #include "config/agent_options.h"
 
 namespace gpuwatch {
@@ -24,15 +25,18 @@ enum class ConfigFlag { kTaken, kNone };
 
 class AgentFlags {
  public:
-  // Registers the flags of the settings `taker` takes on `command`; the object must outlive parsing.
-  AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config);
+  // Registers the flags of the settings `taker` takes on `command`, of those only the ones typed unless help
+  // was asked for (an untyped flag has nothing to parse; a flag the command does not take stays a usage
+  // error); the object must outlive parsing.
+  AgentFlags(CLI::App& command, OptionCommand taker, ConfigFlag config, const TypedFlags& typed);
 
   // After parsing: applies config file, environment and flags. Prints each problem to stderr
   // (file:line:column for the config file, --flag for flags) and returns false when there was any.
   bool resolve(AgentOptions& options) const;
 
   const std::string& config_path() const { return config_path_; }
-  // The flag of setting `key`, for a command to refine (its help, its default); null when it has none.
+  // The flag of setting `key`, for a command to refine (its help, its default); null when it has none or it
+  // was not built (not typed).
   CLI::Option* flag(std::string_view key) const;
 
  private:

@@ -101,9 +101,9 @@ int run_agent(const AgentFlags& flags) {
 
 }  // namespace
 
-void add_agent_command(CLI::App& app, CommandAction& action) {
+void add_agent_command(CLI::App& app, CommandAction& action, const TypedFlags& typed) {
   CLI::App* agent = app.add_subcommand("agent", "Collect every interval and serve /metrics and the API");
-  auto flags = std::make_shared<AgentFlags>(*agent, kAgentCommand, ConfigFlag::kTaken);
+  auto flags = std::make_shared<AgentFlags>(*agent, kAgentCommand, ConfigFlag::kTaken, typed);
   agent->callback([&action, flags] { action = [flags] { return run_agent(*flags); }; });
 }
 

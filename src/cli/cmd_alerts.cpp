@@ -41,7 +41,7 @@ int run_alerts(const AlertsArgs& args) {
 
 }  // namespace
 
-void add_alerts_command(CLI::App& app, CommandAction& action) {
+void add_alerts_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* cmd = app.add_subcommand("alerts", "Show the pending and firing alerts of a running agent");
   auto args = std::make_shared<AlertsArgs>();
   CLI::Option* json = cmd->add_flag("--json", args->json, "Print the agent's /api/v1/alerts JSON");

@@ -29,7 +29,7 @@ void print_scrape_section(const ScrapeConfig& scrape) {
 
 }  // namespace
 
-void add_config_command(CLI::App& app, CommandAction& action) {
+void add_config_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* config = app.add_subcommand("config", "Work with gpuwatch.yaml");
   config->require_subcommand(1);
   CLI::App* check = config->add_subcommand("check", "Report every error in a config file (file:line:column)");

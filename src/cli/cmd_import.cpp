@@ -85,7 +85,7 @@ int run_import(const ImportFlags& flags) {
 
 }  // namespace
 
-void add_import_command(CLI::App& app, CommandAction& action) {
+void add_import_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* cmd = app.add_subcommand(
       "import",
       "Import timestamped Prometheus text or OpenMetrics files into the history store (exit 2 when lines or "

@@ -141,7 +141,7 @@ int run_query(const QueryArgs& a) {
 
 }  // namespace
 
-void add_query_command(CLI::App& app, CommandAction& action) {
+void add_query_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   auto args = std::make_shared<QueryArgs>();
   CLI::App* cmd =
       app.add_subcommand("query", "Evaluate a PromQL expression over the history (docs/query.md)");

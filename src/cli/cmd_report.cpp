@@ -101,7 +101,7 @@ int run_report(const ReportArgs& a) {
 
 }  // namespace
 
-void add_report_command(CLI::App& app, CommandAction& action) {
+void add_report_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report", "GPU-hours by state, cost by team and workload, idle waste, over a window (docs/cost.md)");

@@ -29,7 +29,7 @@ int run_slo_rules(const std::vector<std::string>& files) {
 
 }  // namespace
 
-void add_rules_command(CLI::App& app, CommandAction& action) {
+void add_rules_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* cmd = app.add_subcommand("rules", "Print rules for Prometheus and Alertmanager");
   cmd->require_subcommand(1);
   auto files = std::make_shared<std::vector<std::string>>();

@@ -61,22 +61,25 @@ int write_tree(const TreeCommand& command, AgentOptions& options) {
 
 }  // namespace
 
-void add_sim_command(CLI::App& app, CommandAction& action) {
+void add_sim_command(CLI::App& app, CommandAction& action, const TypedFlags& typed) {
   CLI::App* sim = app.add_subcommand("sim", "Tools for the bundled NVML simulator");
   sim->require_subcommand(1);
-  add_sim_export_command(*sim, action);
-  add_sim_serve_command(*sim, action);
+  add_sim_export_command(*sim, action, typed);
+  add_sim_serve_command(*sim, action, typed);
   for (const auto& command : kTreeCommands) {
     CLI::App* tree = sim->add_subcommand(command.name, command.help);
-    auto flags = std::make_shared<AgentFlags>(*tree, command.taker, ConfigFlag::kNone);
+    auto flags = std::make_shared<AgentFlags>(*tree, command.taker, ConfigFlag::kNone, typed);
     // The agent's default is the host's tree, which these never write; write_tree says what is missing.
-    flags->flag(command.key)
-        ->default_str("")
-        ->description(std::string("Directory to write the tree in (required; not ") + command.host_path +
-                      ")");
-    flags->flag("sim_scenario")->description("The scenario (required)");
-    flags->flag("nvml_library")
-        ->description("The simulator's library (default: the one next to gpuwatch; env GPUWATCH_NVML_LIB)");
+    // (Only flags that were built, for --help or because they were typed, are there to be refined.)
+    if (auto* dir = flags->flag(command.key)) {
+      dir->default_str("")->description(std::string("Directory to write the tree in (required; not ") +
+                                        command.host_path + ")");
+    }
+    if (auto* scenario = flags->flag("sim_scenario")) scenario->description("The scenario (required)");
+    if (auto* library = flags->flag("nvml_library")) {
+      library->description(
+          "The simulator's library (default: the one next to gpuwatch; env GPUWATCH_NVML_LIB)");
+    }
     tree->callback([&action, &command, flags] {
       action = [&command, flags] {
         AgentOptions options;

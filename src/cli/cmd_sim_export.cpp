@@ -154,7 +154,7 @@ int run_export(const ExportFlags& flags) {
 
 }  // namespace
 
-void add_sim_export_command(CLI::App& sim, CommandAction& action) {
+void add_sim_export_command(CLI::App& sim, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* cmd = sim.add_subcommand(
       "export",
       "Run a scenario in lockstep and write every snapshot's native metrics as timestamped exposition");

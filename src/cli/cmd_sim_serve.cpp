@@ -47,13 +47,15 @@ int serve(AgentOptions& options) {
 
 }  // namespace
 
-void add_sim_serve_command(CLI::App& sim, CommandAction& action) {
+void add_sim_serve_command(CLI::App& sim, CommandAction& action, const TypedFlags& typed) {
   CLI::App* cmd = sim.add_subcommand("serve", "Serve the scenario's model servers' /metrics on loopback");
-  auto flags = std::make_shared<AgentFlags>(*cmd, kSimProcTreeCommand, ConfigFlag::kNone);
-  flags->flag("proc_root")
-      ->default_str("")
-      ->description("A fake proc tree (from `sim proc-tree`) to add the servers' listening sockets to");
-  flags->flag("sim_scenario")->description("The scenario (required)");
+  auto flags = std::make_shared<AgentFlags>(*cmd, kSimProcTreeCommand, ConfigFlag::kNone, typed);
+  // Only flags that were built (for --help, or typed) are there to be refined.
+  if (auto* proc_root = flags->flag("proc_root")) {
+    proc_root->default_str("")->description(
+        "A fake proc tree (from `sim proc-tree`) to add the servers' listening sockets to");
+  }
+  if (auto* scenario = flags->flag("sim_scenario")) scenario->description("The scenario (required)");
   cmd->callback([&action, flags] {
     action = [flags] {
       AgentOptions options;

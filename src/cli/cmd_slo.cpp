@@ -123,7 +123,7 @@ int run_template(const SloArgs& args) {
 
 }  // namespace
 
-void add_slo_command(CLI::App& app, CommandAction& action) {
+void add_slo_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* cmd =
       app.add_subcommand("slo", "SLOs: a running agent's status, SLO files checked, server templates");
   cmd->require_subcommand(1);

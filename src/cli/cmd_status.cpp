@@ -109,6 +109,7 @@ int run_status(const StatusArgs& args) {
   }
   CollectorOptions copts = collector_options(options);
   copts.listen_events = false;
+  copts.read_in_turn = true;
   auto collector = std::make_shared<Collector>(copts);
   // The read runs on a thread of its own so that a driver that never answers (a hung nvmlInit) ends in a
   // clear message instead of a status command that hangs too. One read, no second one after a pause: NVML's
@@ -152,7 +153,7 @@ int run_status(const StatusArgs& args) {
 
 }  // namespace
 
-void add_status_command(CLI::App& app, CommandAction& action) {
+void add_status_command(CLI::App& app, CommandAction& action, const TypedFlags& typed) {
   CLI::App* status =
       app.add_subcommand("status", "Read every GPU once and print a table (exit code = health)");
   auto args = std::make_shared<StatusArgs>();
@@ -172,7 +173,7 @@ void add_status_command(CLI::App& app, CommandAction& action) {
   status->add_flag("--help-query-gpu", args->help_query_gpu, "List the fields of --query-gpu");
   status->add_flag("--help-query-compute-apps", args->help_query_compute_apps,
                    "List the fields of --query-compute-apps");
-  args->flags = std::make_unique<AgentFlags>(*status, kStatusCommand, ConfigFlag::kTaken);
+  args->flags = std::make_unique<AgentFlags>(*status, kStatusCommand, ConfigFlag::kTaken, typed);
   status->callback([&action, args] { action = [args] { return run_status(*args); }; });
 }
 

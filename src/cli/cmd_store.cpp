@@ -10,7 +10,7 @@
 
 namespace gpuwatch {
 
-void add_store_command(CLI::App& app, CommandAction& action) {
+void add_store_command(CLI::App& app, CommandAction& action, const TypedFlags& /*typed*/) {
   CLI::App* store = app.add_subcommand("store", "Tools for the history store");
   store->require_subcommand(1);
   CLI::App* check = store->add_subcommand("check", "Verify every block and WAL record of a data dir");

@@ -101,12 +101,12 @@ int run_top(const TopArgs& args) {
 
 }  // namespace
 
-void add_top_command(CLI::App& app, CommandAction& action) {
+void add_top_command(CLI::App& app, CommandAction& action, const TypedFlags& typed) {
   CLI::App* top = app.add_subcommand("top", "A live terminal view of the GPUs, their processes and alerts");
   auto args = std::make_shared<TopArgs>();
   top->add_option("--url", args->url,
                   "Read a running agent (e.g. http://127.0.0.1:19400) instead of the GPUs of this host");
-  args->flags = std::make_unique<AgentFlags>(*top, kTopCommand, ConfigFlag::kTaken);
+  args->flags = std::make_unique<AgentFlags>(*top, kTopCommand, ConfigFlag::kTaken, typed);
   top->callback([&action, args] { action = [args] { return run_top(*args); }; });
 }
 

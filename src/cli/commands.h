@@ -6,9 +6,13 @@
 
 #include <functional>
 
+#include "cli/typed_flags.h"
+
 namespace gpuwatch {
 
 using CommandAction = std::function<int()>;
+// Each add_*_command registers its command on `app`; `typed` tells the flags typed, for a command to build
+// only those of its many settings (cli/typed_flags.h).
 
 // Exit codes shared by the commands (documented in README and docs/cli.md).
 enum ExitCode : int {
@@ -20,20 +24,20 @@ enum ExitCode : int {
   kExitRuntime = 5,   // agent: could not start (port taken, ...)
 };
 
-void add_agent_command(CLI::App& app, CommandAction& action);
-void add_status_command(CLI::App& app, CommandAction& action);
-void add_config_command(CLI::App& app, CommandAction& action);
-void add_sim_command(CLI::App& app, CommandAction& action);
-void add_query_command(CLI::App& app, CommandAction& action);
-void add_alerts_command(CLI::App& app, CommandAction& action);
-void add_import_command(CLI::App& app, CommandAction& action);
+void add_agent_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_status_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_config_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_sim_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_query_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_alerts_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_import_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
 // `sim export`, registered under the sim command.
-void add_sim_export_command(CLI::App& sim, CommandAction& action);
-void add_sim_serve_command(CLI::App& sim, CommandAction& action);
-void add_store_command(CLI::App& app, CommandAction& action);
-void add_top_command(CLI::App& app, CommandAction& action);
-void add_report_command(CLI::App& app, CommandAction& action);
-void add_slo_command(CLI::App& app, CommandAction& action);
-void add_rules_command(CLI::App& app, CommandAction& action);
+void add_sim_export_command(CLI::App& sim, CommandAction& action, const TypedFlags& typed);
+void add_sim_serve_command(CLI::App& sim, CommandAction& action, const TypedFlags& typed);
+void add_store_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_top_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_report_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_slo_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
+void add_rules_command(CLI::App& app, CommandAction& action, const TypedFlags& typed);
 
 }  // namespace gpuwatch

@@ -36,7 +36,7 @@ int report_unexpected(const CLI::App& app, const CLI::ExtrasError& e) {
   return gpuwatch::kExitUsage;
 }
 
-using AddCommand = void (*)(CLI::App&, gpuwatch::CommandAction&);
+using AddCommand = void (*)(CLI::App&, gpuwatch::CommandAction&, const gpuwatch::TypedFlags&);
 // Every command, in the order --help lists them.
 constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
     {"agent", &gpuwatch::add_agent_command},   {"status", &gpuwatch::add_status_command},
@@ -50,11 +50,12 @@ constexpr std::pair<std::string_view, AddCommand> kCommands[] = {
 // Only the command typed first is built, when it is one: building every command's flags (their options,
 // help texts and checks) is paid by each run of every command, the one-shot ones too. Anything else
 // (--help, --version, a mistyped command) builds them all, so that help and errors name every command.
-void add_commands(CLI::App& app, gpuwatch::CommandAction& action, std::string_view first) {
+void add_commands(CLI::App& app, gpuwatch::CommandAction& action, std::string_view first,
+                  const gpuwatch::TypedFlags& typed) {
   for (const auto& [name, add] : kCommands) {
-    if (name == first) return add(app, action);
+    if (name == first) return add(app, action, typed);
   }
-  for (const auto& command : kCommands) command.second(app, action);
+  for (const auto& command : kCommands) command.second(app, action, typed);
 }
 
 }  // namespace
@@ -73,7 +74,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);
 
   gpuwatch::CommandAction action;
-  add_commands(app, action, argc > 1 ? argv[1] : "");
+  const gpuwatch::TypedFlags typed(argc, argv);
+  add_commands(app, action, argc > 1 ? argv[1] : "", typed);
 
   try {
     app.parse(argc, argv);
