@@ -19,6 +19,11 @@ struct AbandonableWorker::State {
 AbandonableWorker::AbandonableWorker(Job job, std::chrono::milliseconds shutdown_grace)
     : state_(std::make_shared<State>()), grace_(shutdown_grace) {
   state_->job = std::move(job);
+}
+
+// The thread starts with the first run: a worker that is never started (a one-shot read that reads its GPUs
+// in turn) costs no thread.
+void AbandonableWorker::launch() {
   thread_ = std::thread([state = state_] {
     std::unique_lock lock(state->mutex);
     for (;;) {
@@ -42,6 +47,7 @@ AbandonableWorker::AbandonableWorker(Job job, std::chrono::milliseconds shutdown
 
 AbandonableWorker::~AbandonableWorker() {
   request_stop();
+  if (!thread_.joinable()) return;  // never started
   std::unique_lock lock(state_->mutex);
   const bool exited = state_->changed.wait_for(lock, grace_, [&] { return state_->exited; });
   lock.unlock();
@@ -57,6 +63,10 @@ bool AbandonableWorker::start() {
     std::lock_guard lock(state_->mutex);
     if (state_->running || state_->requested || state_->stop.stop_requested()) return false;
     state_->requested = true;
+  }
+  if (!thread_.joinable()) {
+    launch();  // the new thread sees the request: nothing to wake
+    return true;
   }
   state_->changed.notify_all();
   return true;

@@ -1,6 +1,7 @@
-// A thread that runs one job on request and that its owner can walk away from. An NVML call stuck in the
-// driver cannot be cancelled, so the owner never waits for a run longer than it chooses (wait_until), and the
-// destructor detaches a thread that is still busy after a short grace period instead of joining it forever.
+// A thread that runs one job on request and that its owner can walk away from; the thread starts with the
+// first run. An NVML call stuck in the driver cannot be cancelled, so the owner never waits for a run longer
+// than it chooses (wait_until), and the destructor detaches a thread that is still busy after a short grace
+// period instead of joining it forever.
 //
 // Rule for jobs: everything a job touches must be owned by the job itself (shared_ptrs captured in it, such
 // as the NvmlLibrary that keeps the driver's code mapped), never borrowed from the owner, because an
@@ -37,6 +38,7 @@ class AbandonableWorker {
 
  private:
   struct State;
+  void launch();
   std::shared_ptr<State> state_;  // shared with the thread, so an abandoned thread still has it
   std::thread thread_;
   std::chrono::milliseconds grace_;

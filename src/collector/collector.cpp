@@ -61,6 +61,7 @@ struct Collector::DeviceSlot {
   };
   std::shared_ptr<Job> job = std::make_shared<Job>();
   std::unique_ptr<AbandonableWorker> worker;
+  std::size_t relay_index = ReadRelay::kNone;  // the job's place in the relay's last reads, if it went there
   unsigned index = 0;
   bool started = false;
   bool read_once = false;
@@ -177,6 +178,7 @@ void Collector::open_session() {
     check->layout_changed = check->session->layout_changed();
     check->nvml = calls.nvml_time() - start;
   });
+  if (options_.read_in_turn) relay_ = std::make_unique<ReadRelay>();
   for (const auto& gpu : session_->gpus()) {
     auto slot = std::make_unique<DeviceSlot>();
     slot->index = gpu->gpu().identity().index;
@@ -235,12 +237,17 @@ void Collector::close_session() {
     any_busy = any_busy || slot->worker->busy();
     slot->worker->request_stop();
   }
+  if (relay_) {
+    any_busy = any_busy || relay_->busy();
+    relay_->request_stop();
+  }
   if (node_worker_) {
     any_busy = any_busy || node_worker_->busy();
     node_worker_->request_stop();
   }
   if (any_busy && session_) session_->skip_shutdown();
   slots_.clear();
+  relay_.reset();
   node_worker_.reset();
   node_check_.reset();
   session_.reset();
@@ -253,21 +260,91 @@ bool Collector::all_parked() const {
   // replaced (its old thread still in a wait) never makes a reader that is still working look parked.
   const auto busy =
       std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return s->worker->busy(); }) +
-      (node_worker_ && node_worker_->busy() ? 1 : 0);
+      (node_worker_ && node_worker_->busy() ? 1 : 0) + (relay_ && relay_->busy() ? 1 : 0);
   const bool listener_parked = !(listener_ && listener_->listening()) || event_waits > 0;
   return static_cast<unsigned>(busy) <= hung && listener_parked;
 }
 
-bool Collector::wait_for(AbandonableWorker& worker, std::chrono::steady_clock::time_point deadline) const {
-  if (parked_calls_ == nullptr) return worker.wait_until(deadline);
+bool Collector::busy(const DeviceSlot& slot) const {
+  return slot.worker->busy() ||
+         (relay_ && slot.relay_index != ReadRelay::kNone && relay_->running() == slot.relay_index);
+}
+
+bool Collector::wait_idle(DeviceSlot& slot, std::chrono::steady_clock::time_point deadline) const {
+  if (relay_ && slot.relay_index != ReadRelay::kNone && relay_->running() == slot.relay_index &&
+      !wait_relayed(slot.relay_index, deadline))
+    return false;
+  return wait_for(*slot.worker, deadline);
+}
+
+// The GPUs one after another on the relay while each read takes at most its share of the deadline; when one
+// takes longer, the reads not begun go to workers of their own, as every read does without the relay.
+void Collector::read_in_turn(std::int64_t now, std::uint64_t tick,
+                             std::chrono::steady_clock::time_point deadline,
+                             const std::function<void(DeviceSlot&)>& start_own) {
+  std::vector<ReadRelay::Read> reads;
+  std::vector<DeviceSlot*> relayed;
+  for (auto& slot : slots_) {
+    slot->started = false;
+    slot->relay_index = ReadRelay::kNone;
+    if (slot->worker->busy()) continue;  // inside an earlier read: the parallel path below waits for it
+    slot->job->now_ms = now;
+    slot->job->tick = tick;
+    slot->relay_index = reads.size();
+    relayed.push_back(slot.get());
+    reads.emplace_back([job = slot->job, latch = read_latch_] {
+      const auto cpu_start = thread_cpu_time();
+      const auto nvml_start = job->gpu->nvml_time();
+      job->gpu->read(job->now_ms, job->result);
+      job->nvml = job->gpu->nvml_time() - nvml_start;
+      job->cpu = thread_cpu_time() - cpu_start;
+      latch->done(job->tick);
+    });
+  }
+  for (std::size_t i = 0; i < reads.size(); ++i) read_latch_->expect();
+  if (!relay_->start(std::move(reads))) {
+    for (DeviceSlot* slot : relayed) {
+      read_latch_->cancel();
+      slot->relay_index = ReadRelay::kNone;
+    }
+    return;
+  }
+  for (DeviceSlot* slot : relayed) slot->started = true;
+  const auto share = std::max<std::chrono::steady_clock::duration>(
+      options_.effective_deadline() / std::max<std::size_t>(1, relayed.size()),
+      std::chrono::milliseconds(10));
+  for (std::size_t i = 0; i < relayed.size(); ++i) {
+    if (wait_relayed(i, std::min(deadline, std::chrono::steady_clock::now() + share))) continue;
+    for (std::size_t j = relay_->take_back(); j < relayed.size(); ++j) {
+      read_latch_->cancel();
+      relayed[j]->relay_index = ReadRelay::kNone;
+      relayed[j]->started = false;
+      start_own(*relayed[j]);
+    }
+    return;
+  }
+}
+
+bool Collector::wait_until_ended(const std::function<bool(std::chrono::steady_clock::time_point)>& ended,
+                                 std::chrono::steady_clock::time_point deadline) const {
+  if (parked_calls_ == nullptr) return ended(deadline);
   std::chrono::microseconds slice{20};
   for (;;) {
-    if (worker.wait_until(std::min(deadline, std::chrono::steady_clock::now() + slice))) return true;
-    if (std::chrono::steady_clock::now() >= deadline) return false;
+    if (ended(std::min(deadline, std::chrono::steady_clock::now() + slice))) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
     // A read that ended since the wait above is neither busy nor parked: it is asked again.
-    if (all_parked()) return !worker.busy();
+    if (all_parked()) return ended(now);
     slice = std::min<std::chrono::microseconds>(slice * 2, std::chrono::milliseconds(1));
   }
+}
+
+bool Collector::wait_for(AbandonableWorker& worker, std::chrono::steady_clock::time_point deadline) const {
+  return wait_until_ended([&](auto until) { return worker.wait_until(until); }, deadline);
+}
+
+bool Collector::wait_relayed(std::size_t read, std::chrono::steady_clock::time_point deadline) const {
+  return wait_until_ended([&](auto until) { return relay_->wait_for(read, until); }, deadline);
 }
 
 void Collector::settle_listener(std::chrono::steady_clock::time_point deadline) const {
@@ -477,27 +554,33 @@ void Collector::tick() {
     const std::uint64_t this_tick = sequence_ + 1;
     read_latch_->begin(this_tick);
     auto start_read = [&](DeviceSlot& slot) {
+      slot.relay_index = ReadRelay::kNone;
       slot.job->now_ms = now;
       slot.job->tick = this_tick;
       read_latch_->expect();
       slot.started = slot.worker->start();
       if (!slot.started) read_latch_->cancel();
     };
-    for (auto& slot : slots_) {
-      slot->started = false;
-      if (!slot->worker->busy()) start_read(*slot);
+    if (relay_ && !relay_->busy()) {
+      read_in_turn(now, this_tick, deadline, start_read);
+    } else {
+      for (auto& slot : slots_) {
+        slot->started = false;
+        if (!busy(*slot)) start_read(*slot);
+      }
     }
     // A worker still inside an earlier read gets no new work, unless that read returns before this tick's
     // deadline (its late result is dropped: it describes an earlier time).
     for (auto& slot : slots_) {
-      if (!slot->started && wait_for(*slot->worker, deadline)) start_read(*slot);
+      if (!slot->started && wait_idle(*slot, deadline)) start_read(*slot);
     }
     // One sleep for all of them; in lockstep a parked (simulated hung) read is seen by wait_for below.
     if (parked_calls_ == nullptr) read_latch_->wait_until(deadline);
     snap->devices.reserve(slots_.size());
     for (auto& slot : slots_) {
       const std::size_t first = snap->devices.size();
-      if (slot->started && wait_for(*slot->worker, deadline)) {
+      if (slot->started && (slot->relay_index != ReadRelay::kNone ? wait_relayed(slot->relay_index, deadline)
+                                                                  : wait_for(*slot->worker, deadline))) {
         worker_cpu += slot->job->cpu;
         nvml += slot->job->nvml;
         ++reads;

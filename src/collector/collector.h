@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "collector/event_listener.h"
+#include "collector/read_relay.h"
 #include "core/clock.h"
 #include "core/snapshot.h"
 #include "sources/host/host_reader.h"
@@ -58,6 +59,11 @@ struct CollectorOptions {
   // Whether a thread waits for the GPUs' XID and ECC events. A one-shot read (status) has no next tick to
   // hurry and would only pay for the thread and for its last event wait at exit.
   bool listen_events = true;
+  // A one-shot read (status): the GPUs are read one after another on one worker (collector/read_relay.h)
+  // rather than each on a worker of its own, whose thread starts cost more than the reads. A read that takes
+  // longer than its share of the deadline sends the GPUs after it to workers of their own, so a hung GPU is
+  // still the only one reported stale.
+  bool read_in_turn = false;
 
   static constexpr std::chrono::milliseconds kMinInterval{10};
   std::chrono::milliseconds effective_interval() const;
@@ -119,9 +125,19 @@ class Collector {
   // returned (device and node workers, the event listener) is blocked until a scenario time still ahead: none
   // of them moves before the clock does.
   bool all_parked() const;
-  // Waits for a worker's read until the deadline; in lockstep, no longer than until all_parked(): the same
-  // answer as at the deadline, at once and whatever the machine's load.
+  // Waits for a worker's read (or the relay's read `read`) until the deadline; in lockstep, no longer than
+  // until all_parked(): the same answer as at the deadline, at once and whatever the machine's load.
   bool wait_for(AbandonableWorker& worker, std::chrono::steady_clock::time_point deadline) const;
+  bool wait_relayed(std::size_t read, std::chrono::steady_clock::time_point deadline) const;
+  // The wait both of those make: `ended(until)` waits for the read until then and says whether it ended.
+  bool wait_until_ended(const std::function<bool(std::chrono::steady_clock::time_point)>& ended,
+                        std::chrono::steady_clock::time_point deadline) const;
+  // Whether the GPU's read of an earlier tick is still running (on its worker or the relay), and waiting for
+  // it to end until the deadline.
+  bool busy(const DeviceSlot& slot) const;
+  bool wait_idle(DeviceSlot& slot, std::chrono::steady_clock::time_point deadline) const;
+  void read_in_turn(std::int64_t now, std::uint64_t tick, std::chrono::steady_clock::time_point deadline,
+                    const std::function<void(DeviceSlot&)>& start_own);
   // In lockstep, after the clock moved: lets the event listener take every event due by now before the GPUs
   // are read, so their event counts do not depend on thread scheduling.
   void settle_listener(std::chrono::steady_clock::time_point deadline) const;
@@ -140,6 +156,7 @@ class Collector {
   std::shared_ptr<NodeCheck> node_check_;
   std::unique_ptr<AbandonableWorker> node_worker_;
   std::vector<std::unique_ptr<DeviceSlot>> slots_;
+  std::unique_ptr<ReadRelay> relay_;       // with read_in_turn only
   std::shared_ptr<ReadLatch> read_latch_;  // shared with the device workers' jobs
   using ParkedCalls = int (*)(unsigned*, unsigned*);
   ParkedCalls parked_calls_ = nullptr;  // libnvml-sim's gpuwatchSimParkedCalls, in lockstep only

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 
 namespace gpuwatch {
@@ -79,6 +80,26 @@ TEST(AbandonableWorker, DestructionReturnsWhileTheJobIsStuckAndTheJobKeepsWhatIt
   EXPECT_FALSE(watch.expired()) << "the abandoned job still owns its state";
   EXPECT_FALSE(finished->load());
   gate->release();  // the stuck call returns at last; the detached thread finishes and frees its state
+}
+
+std::size_t threads_of_this_process() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+TEST(AbandonableWorker, AWorkerNeverStartedHasNoThread) {
+  const std::size_t before = threads_of_this_process();
+  {
+    AbandonableWorker idle([](std::stop_token) {});
+    EXPECT_EQ(threads_of_this_process(), before);
+    EXPECT_FALSE(idle.busy());
+    EXPECT_TRUE(idle.wait_until(steady_clock::now())) << "nothing to wait for";
+  }
+  AbandonableWorker used([](std::stop_token) {});
+  ASSERT_TRUE(used.start());
+  ASSERT_TRUE(used.wait_until(steady_clock::now() + std::chrono::seconds(10)));
+  EXPECT_EQ(threads_of_this_process(), before + 1);
 }
 
 TEST(AbandonableWorker, ALoopingJobStopsWhenAsked) {

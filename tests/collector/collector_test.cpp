@@ -38,8 +38,16 @@ CollectorOptions sim_options() {
   return o;
 }
 
-class CollectorTest : public ::testing::Test {
+// Every test of the fixture runs twice: each GPU read on a worker of its own (the agent), and the GPUs read
+// in turn on one worker (status's one-shot read), which must leave a hung GPU just as alone.
+class CollectorTest : public ::testing::TestWithParam<bool> {
  protected:
+  static CollectorOptions options() {
+    CollectorOptions o = sim_options();
+    o.read_in_turn = GetParam();
+    return o;
+  }
+
   // Moves scenario time to `seconds` and collects.
   SnapshotPtr tick_at(Collector& c, double seconds) {
     c.clock().sleep_until_ms(sim_.ms_at(seconds));
@@ -68,8 +76,8 @@ TEST(CollectorWithoutNvml, PublishesTheReasonAndKeepsRetrying) {
   EXPECT_FALSE(c.latest()->source_error.empty());
 }
 
-TEST_F(CollectorTest, UsesTheScenarioClockAndPublishesImmutableSnapshots) {
-  Collector c(sim_options());
+TEST_P(CollectorTest, UsesTheScenarioClockAndPublishesImmutableSnapshots) {
+  Collector c(options());
   EXPECT_STREQ(c.clock().domain(), "scenario-lockstep");
   EXPECT_FALSE(c.ready());
   auto first = tick_at(c, 10);
@@ -99,8 +107,8 @@ TEST_F(CollectorTest, UsesTheScenarioClockAndPublishesImmutableSnapshots) {
   EXPECT_GE(stats.wall_time, stats.last_tick_wall);
 }
 
-TEST_F(CollectorTest, ALostGpuReportsDownWhileTheOthersGoOn) {
-  Collector c(sim_options());
+TEST_P(CollectorTest, ALostGpuReportsDownWhileTheOthersGoOn) {
+  Collector c(options());
   auto before = tick_at(c, 19);
   EXPECT_EQ(test::value_of(before->devices[1], Metric::kUp), 1);
   auto after = tick_at(c, 21);
@@ -118,8 +126,8 @@ TEST_F(CollectorTest, ALostGpuReportsDownWhileTheOthersGoOn) {
   EXPECT_TRUE(after->collector_errors.empty()) << "GPU_IS_LOST is a state, not a collector error";
 }
 
-TEST_F(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFresh) {
-  Collector c(sim_options());
+TEST_P(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFresh) {
+  Collector c(options());
   auto before = tick_at(c, 39);
   const double temperature_before = test::value_of(before->devices[2], Metric::kTemperature);
 
@@ -145,8 +153,8 @@ TEST_F(CollectorTest, AHungCallMakesThatGpuStaleWithItsLastValuesAndTheOthersFre
 
 // In lockstep a call inside a hang cannot return before the clock moves, so the collector does not wait for
 // the deadline to call the GPU stale (here an hour: the test would time out).
-TEST_F(CollectorTest, InLockstepAHungGpuIsStaleWithoutWaitingForTheDeadline) {
-  CollectorOptions o = sim_options();
+TEST_P(CollectorTest, InLockstepAHungGpuIsStaleWithoutWaitingForTheDeadline) {
+  CollectorOptions o = options();
   o.deadline = std::chrono::hours(1);
   Collector c(o);
   tick_at(c, 39);
@@ -163,16 +171,16 @@ TEST_F(CollectorTest, InLockstepAHungGpuIsStaleWithoutWaitingForTheDeadline) {
 
 // In lockstep the event listener takes every event due before the tick reads the GPUs: the XID at 60 s is in
 // the snapshot of 60 s, whatever the threads' scheduling.
-TEST_F(CollectorTest, InLockstepTheTickAtAnEventsTimeCountsIt) {
-  Collector c(sim_options());
+TEST_P(CollectorTest, InLockstepTheTickAtAnEventsTimeCountsIt) {
+  Collector c(options());
   EXPECT_TRUE(tick_at(c, 59)->devices[0].xid_counts.empty());
   const auto at = tick_at(c, 60);
   ASSERT_EQ(at->devices[0].xid_counts.count(48), 1U);
   EXPECT_EQ(at->devices[0].last_xid, 48U);
 }
 
-TEST_F(CollectorTest, ShutdownReturnsWhileAWorkerIsStuckInTheDriver) {
-  auto c = std::make_unique<Collector>(sim_options());
+TEST_P(CollectorTest, ShutdownReturnsWhileAWorkerIsStuckInTheDriver) {
+  auto c = std::make_unique<Collector>(options());
   tick_at(*c, 41);
   ASSERT_EQ(c->latest()->devices[2].state, DeviceState::kStale);
   const auto start = std::chrono::steady_clock::now();
@@ -180,8 +188,8 @@ TEST_F(CollectorTest, ShutdownReturnsWhileAWorkerIsStuckInTheDriver) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
 
-TEST_F(CollectorTest, XidsAreCountedPerCodeAndTheCallbackFiresAtOnce) {
-  Collector c(sim_options());
+TEST_P(CollectorTest, XidsAreCountedPerCodeAndTheCallbackFiresAtOnce) {
+  Collector c(options());
   std::mutex mutex;
   std::condition_variable seen;
   std::vector<std::tuple<std::string, unsigned long long, unsigned long long>> events;
@@ -227,7 +235,9 @@ TEST_F(CollectorTest, XidsAreCountedPerCodeAndTheCallbackFiresAtOnce) {
   EXPECT_TRUE(after->devices[1].xid_counts.empty());
 }
 
-TEST(CollectorDriverHang, EveryGpuGoesStaleButSnapshotsKeepComing) {
+class CollectorDriverHang : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CollectorDriverHang, EveryGpuGoesStaleButSnapshotsKeepComing) {
   test::SimScenario scenario(R"(
 node: {start: "2025-03-01T12:00:00Z"}
 devices:
@@ -236,7 +246,9 @@ faults:
   - {type: driver_hang, at: 40s, duration: 30s}
 )");
   test::Sim sim;
-  Collector c(sim_options());
+  CollectorOptions o = sim_options();
+  o.read_in_turn = GetParam();
+  Collector c(o);
   c.clock().sleep_until_ms(sim.ms_at(39));
   c.tick();
   c.clock().sleep_until_ms(sim.ms_at(41));
@@ -252,6 +264,11 @@ faults:
   c.tick();
   for (const auto& d : c.latest()->devices) EXPECT_EQ(d.state, DeviceState::kOk);
 }
+
+INSTANTIATE_TEST_SUITE_P(ReadOrder, CollectorTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "InTurn" : "EachOnItsOwn"; });
+INSTANTIATE_TEST_SUITE_P(ReadOrder, CollectorDriverHang, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "InTurn" : "EachOnItsOwn"; });
 
 // On a node without faults: an XID (the fixture's GPU falling off the bus at 20 s, which a loaded machine's
 // runner may reach before it stops) brings an extra tick, which this cadence check does not count.
