@@ -197,7 +197,8 @@ def deb_contents():
     check(fields.get("Package") == "gpuwatch", f"Package: {fields.get('Package')}")
     check(fields.get("Version") == ARGS.version, f"Version {fields.get('Version')}, the project is {ARGS.version}")
     depends = fields.get("Depends", "")
-    for dep in ("adduser", "libc6", "libyaml-cpp", "libmicrohttpd", "libsqlite3"):
+    # The libraries the binary, the simulator and the modules link shared whatever GPUWATCH_STATIC_DEPS says.
+    for dep in ("adduser", "libc6", "libstdc++6", "zlib1g", "libyaml-cpp", "libmicrohttpd"):
         check(dep in depends, f"Depends lacks {dep} (dpkg-shlibdeps): {depends}")
     conffiles = open(os.path.join(deb_dir(), "control", "conffiles")).read().split()
     check(conffiles == ["/" + CONFIG], f"conffiles: {conffiles}")
