@@ -165,7 +165,8 @@ enum class MetricScope : std::uint8_t { kDevice, kProcess, kAgent };
   X(kStoreDroppedProcessSeries, "gpuwatch_store_dropped_process_series_total", kCounter, kAgent, "", "", "", "",  \
     "Per-process series not created because of the cap; their values are summed into pid=other aggregates")         \
   X(kStoreCorruptBlocks, "gpuwatch_store_corrupt_blocks_total", kCounter, kAgent, "", "", "", "",                \
-    "Stored blocks that failed their checksum on read; they are skipped")                                     \
+    "Stored blocks that could not be read (a failed checksum, or the block they are coded against missing or "  \
+    "damaged); they are skipped")                                                                               \
   X(kStoreCorruptWalRecords, "gpuwatch_store_corrupt_wal_records_total", kCounter, kAgent, "", "", "", "",       \
     "Damaged write-ahead log records found at start-up outside the last segment's tail")                     \
   X(kStoreWalDroppedBytes, "gpuwatch_store_wal_dropped_bytes_total", kCounter, kAgent, "bytes", "", "", "",      \

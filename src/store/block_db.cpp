@@ -1,5 +1,8 @@
 #include "store/block_db.h"
 
+#include <unordered_map>
+#include <unordered_set>
+
 namespace gpuwatch::store {
 namespace {
 
@@ -35,6 +38,27 @@ struct SeriesRangeRead {
 };
 
 }  // namespace
+
+SameRangeBlock::SameRangeBlock(SqliteDb& db)
+    : statement_(
+          db.prepare("SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE series_id=? AND "
+                     "min_t=? AND max_t=? AND count=? AND resolution_ms=0 LIMIT 1")) {}
+
+bool SameRangeBlock::read(SeriesId series, const BlockKey& like,
+                          const std::function<void(const BlockRow&)>& each) {
+  statement_.reset();
+  struct ResetOnExit {
+    SqliteStatement& s;
+    ~ResetOnExit() { s.reset(); }
+  } reset_on_exit{statement_};
+  statement_.bind(1, static_cast<std::int64_t>(series))
+      .bind(2, like.min_t)
+      .bind(3, like.max_t)
+      .bind(4, like.count);
+  if (!statement_.step()) return false;
+  each(row_of(statement_));
+  return true;
+}
 
 BlockDb::BlockDb(const std::string& path, bool create) : db_(path, create) {
   db_.exec("PRAGMA journal_mode=WAL");
@@ -80,12 +104,12 @@ void BlockDb::insert(std::span<const SealedBlock> blocks,
 std::vector<StoredBlock> BlockDb::raw_blocks_before(std::int64_t before_t, std::size_t limit) {
   std::vector<StoredBlock> out;
   auto s = db_.prepare(
-      "SELECT id, series_id, data FROM blocks WHERE max_t < ? AND resolution_ms = 0 ORDER BY max_t LIMIT ?");
+      "SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE max_t < ? AND resolution_ms = 0 "
+      "ORDER BY max_t LIMIT ?");
   s.bind(1, before_t).bind(2, static_cast<std::int64_t>(limit));
   while (s.step()) {
-    const auto data = s.column_blob(2);
-    out.push_back(
-        StoredBlock{s.column_int(0), static_cast<SeriesId>(s.column_int(1)), {data.begin(), data.end()}});
+    const BlockRow row = row_of(s);
+    out.push_back(StoredBlock{row.key, {row.data.begin(), row.data.end()}});
   }
   return out;
 }
@@ -151,24 +175,55 @@ bool BlockDb::has_block(SeriesId series, std::int64_t min_t, std::int64_t max_t)
   return s.step();
 }
 
+SameRangeBlock& BlockDb::same_range_block() {
+  if (!same_range_block_) same_range_block_.emplace(db_);
+  return *same_range_block_;
+}
+
 void BlockDb::for_each_block(const std::function<void(const BlockRow&)>& each) {
   auto s = db_.prepare("SELECT id, series_id, min_t, max_t, count, data FROM blocks ORDER BY id");
   while (s.step()) each(row_of(s));
 }
 
 std::pair<std::size_t, std::vector<SeriesId>> BlockDb::apply_retention(
-    std::int64_t before_t, std::uint64_t max_bytes, const std::function<bool(SeriesId)>& keep) {
+    std::int64_t before_t, std::uint64_t max_bytes, const std::function<bool(SeriesId)>& keep,
+    std::span<const ReferenceLink> links) {
   SqliteTransaction tx(db_);
+  // By age a block coded against a reference goes with it: they share their last sample.
   db_.prepare("DELETE FROM blocks WHERE max_t < ?").bind(1, before_t).run();
   std::size_t deleted = static_cast<std::size_t>(sqlite3_changes(db_.handle()));
   std::uint64_t bytes = block_bytes();
   if (bytes > max_bytes) {
-    // Oldest first: whole blocks, until the data fits.
-    auto oldest = db_.prepare("SELECT id, LENGTH(data) FROM blocks ORDER BY max_t, id");
+    // Oldest first: whole blocks, until the data fits. A reference block takes along the raw blocks of its
+    // range of the series paired with it: they are as old, and those coded against it unreadable without it.
+    std::unordered_multimap<SeriesId, SeriesId> coded_against;  // reference -> series
+    for (const auto& l : links) coded_against.emplace(l.reference, l.series);
+    auto oldest = db_.prepare(
+        "SELECT id, series_id, min_t, max_t, count, LENGTH(data), resolution_ms FROM blocks "
+        "ORDER BY max_t, id");
+    auto same_range = db_.prepare(
+        "SELECT id, LENGTH(data) FROM blocks WHERE series_id=? AND min_t=? AND max_t=? AND count=? AND "
+        "resolution_ms=0");
     std::vector<std::int64_t> doomed;
+    std::unordered_set<std::int64_t> taken;
     while (bytes > max_bytes && oldest.step()) {
+      if (!taken.insert(oldest.column_int(0)).second) continue;
       doomed.push_back(oldest.column_int(0));
-      bytes -= static_cast<std::uint64_t>(oldest.column_int(1));
+      bytes -= static_cast<std::uint64_t>(oldest.column_int(5));
+      if (oldest.column_int(6) != 0) continue;
+      const auto [from, to] = coded_against.equal_range(static_cast<SeriesId>(oldest.column_int(1)));
+      for (auto it = from; it != to; ++it) {
+        same_range.bind(1, static_cast<std::int64_t>(it->second))
+            .bind(2, oldest.column_int(2))
+            .bind(3, oldest.column_int(3))
+            .bind(4, oldest.column_int(4));
+        while (same_range.step()) {
+          if (!taken.insert(same_range.column_int(0)).second) continue;
+          doomed.push_back(same_range.column_int(0));
+          bytes -= std::min(bytes, static_cast<std::uint64_t>(same_range.column_int(1)));
+        }
+        same_range.reset();
+      }
     }
     oldest.reset();
     auto del = db_.prepare("DELETE FROM blocks WHERE id=?");

@@ -31,12 +31,6 @@ struct SealedBlock {
   std::vector<std::uint8_t> data;
 };
 
-struct StoredBlock {
-  std::int64_t row = 0;
-  SeriesId series = 0;
-  std::vector<std::uint8_t> data;
-};
-
 // Which block a row holds: its id, series, time range and sample count (a row id alone may be reused after a
 // delete; the whole key is not, for different data).
 struct BlockKey {
@@ -48,9 +42,33 @@ struct BlockKey {
   friend bool operator==(const BlockKey&, const BlockKey&) = default;
 };
 
+struct StoredBlock {
+  BlockKey key;
+  std::vector<std::uint8_t> data;
+};
+
 struct BlockRow {
   BlockKey key;
   std::span<const std::uint8_t> data;  // valid during the callback only
+};
+
+// A series whose blocks may be coded against another's (reference_pairs.h): retention and downsampling take
+// a reference block and the blocks coded against it together (block_reference.h).
+struct ReferenceLink {
+  SeriesId series = 0;
+  SeriesId reference = 0;
+};
+
+// Finds a series' raw block with exactly a given time range and sample count: the reference block of a block
+// coded against that series (block_reference.h). Over any connection: the integrity check has no BlockDb.
+class SameRangeBlock {
+ public:
+  explicit SameRangeBlock(SqliteDb& db);
+  // Calls `each` with the block and returns true, or returns false when there is none.
+  bool read(SeriesId series, const BlockKey& like, const std::function<void(const BlockRow&)>& each);
+
+ private:
+  SqliteStatement statement_;
 };
 
 class BlockDb {
@@ -87,18 +105,24 @@ class BlockDb {
   // Every block, in row order (the integrity check).
   void for_each_block(const std::function<void(const BlockRow&)>& each);
 
+  // The reference lookup over this connection.
+  SameRangeBlock& same_range_block();
+
   // Retention: deletes blocks wholly older than `before_t`, then the oldest blocks until block data is at
-  // most `max_bytes`; then series rows left without blocks, except `keep`. Returns blocks deleted and the
-  // ids of the series rows deleted.
+  // most `max_bytes`, each reference block of `links` with the raw blocks of the same range of the series
+  // paired with it (they are as old); then series rows left without blocks, except `keep`. Returns blocks
+  // deleted and the ids of the series rows deleted.
   std::pair<std::size_t, std::vector<SeriesId>> apply_retention(std::int64_t before_t,
                                                                 std::uint64_t max_bytes,
-                                                                const std::function<bool(SeriesId)>& keep);
+                                                                const std::function<bool(SeriesId)>& keep,
+                                                                std::span<const ReferenceLink> links = {});
   void checkpoint();  // moves SQLite's WAL into the main file (and truncates it)
 
  private:
   SqliteDb db_;
   std::optional<SqliteStatement> read_blocks_;  // declared after db_: finalized before the connection closes
   std::optional<SqliteStatement> read_block_keys_;
+  std::optional<SameRangeBlock> same_range_block_;
 };
 
 }  // namespace gpuwatch::store

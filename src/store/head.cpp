@@ -50,6 +50,16 @@ void Head::cut_all() {
   for (auto& [id, s] : series_) cut(s);
 }
 
+bool Head::cut_if_same(SeriesId id, std::int64_t first_t, std::int64_t last_t, std::size_t size) {
+  const auto it = series_.find(id);
+  if (it == series_.end()) return false;
+  const HeadBlock& open = it->second.open;
+  if (open.empty() || open.first_t() != first_t || open.last_t() != last_t || open.size() != size)
+    return false;
+  cut(it->second);
+  return true;
+}
+
 void Head::drop_pending(std::size_t count) {
   pending_.erase(pending_.begin(),
                  pending_.begin() + static_cast<std::ptrdiff_t>(std::min(count, pending_.size())));

@@ -34,6 +34,10 @@ class Head {
   void cut_finished(std::int64_t now_t);
   // Cuts every open block (tests, and callers about to copy the data dir).
   void cut_all();
+  // Cuts a series' open block when it holds exactly this range and count (true then): its next sample would
+  // cut it anyway (its window ended, or it is as full as the block it pairs with), and a block coded against
+  // it is sealed with it.
+  bool cut_if_same(SeriesId id, std::int64_t first_t, std::int64_t last_t, std::size_t size);
   // Blocks cut and not yet committed, oldest first; they stay readable until drop_pending().
   std::vector<std::shared_ptr<const HeadBlock>> pending() const { return pending_; }
   void drop_pending(std::size_t count);  // the oldest `count` were committed

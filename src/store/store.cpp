@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "store/codec_error.h"
+#include "store/reference_pairs.h"
 
 namespace gpuwatch::store {
 namespace {
@@ -204,6 +205,25 @@ void Store::commit() {
     throw StoreError(
         "the store's write-ahead log could not be synced (see gpuwatch_store_write_errors_total)");
   }
+}
+
+std::optional<SeriesId> Store::reference_of(const Labels& labels) const {
+  const Labels reference = reference_labels(labels);
+  if (reference.empty()) return std::nullopt;
+  return index_.find(reference);
+}
+
+std::vector<ReferenceLink> Store::reference_links() const {
+  std::vector<ReferenceLink> links;
+  for (const auto& pair : kReferencePairs) {
+    const LabelMatcher metric{"__name__", LabelMatcher::Op::kEqual, std::string(pair.metric)};
+    for (const auto& c : index_.candidates(std::span(&metric, 1))) {
+      if (label_value(*c.labels, "__name__") != pair.metric) continue;
+      if (const auto reference = reference_of(*c.labels); reference && *reference != 0)
+        links.push_back(ReferenceLink{c.id, *reference});
+    }
+  }
+  return links;
 }
 
 StoreHealth Store::health() const {

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -39,6 +40,7 @@
 #include "core/series.h"
 #include "core/step_sampled_source.h"
 #include "store/block_db.h"
+#include "store/block_reference.h"
 #include "store/chunk_codec.h"
 #include "store/decoded_block_cache.h"
 #include "store/head.h"
@@ -145,6 +147,9 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   void delete_sealed_segments();
   void apply_retention();
   void downsample();
+  // Adds to a downsampling batch the raw blocks it lacks of the same range as its reference blocks, of the
+  // series paired with them: a reference block is never rolled up before the blocks coded against it.
+  void take_coded_against(std::vector<StoredBlock>& batch, std::span<const ReferenceLink> links);
   SeriesId rollup_series(SeriesId raw, std::string_view suffix,
                          std::vector<std::pair<SeriesId, Labels>>& created);
   // The series whose labels satisfy the matchers, ascending by id; takes mu_ only to copy the candidates.
@@ -159,10 +164,22 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   std::vector<Point> take_buffer() const;
   void give_back_buffer(std::vector<Point> buffer) const;
   // Appends the points of one sealed block within [min_t, max_t] (those `times` pick, when given), decoded
-  // or from the cache.
-  void append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
-                     const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
-                     std::vector<Point>& scratch, std::vector<Point>& out) const;
+  // or from the cache. `reference`: the series its blocks may be coded against (0 when it is not in the
+  // store), or none when its metric has no reference.
+  void append_sealed(const BlockRow& row, const Labels& labels, std::optional<SeriesId> reference,
+                     std::int64_t min_t, std::int64_t max_t, const EvalTimes* times, std::uint64_t generation,
+                     BlockDecoder& decoder, ReferenceColumns& reference_columns, std::vector<Point>& scratch,
+                     std::vector<Point>& out) const;
+  // The series a series' blocks may be coded against (reference_pairs.h): none when its metric has no
+  // reference, 0 when that series is not in the store. The caller holds mu_.
+  std::optional<SeriesId> reference_of(const Labels& labels) const;
+  // Every series in the store with its reference series, both present. The caller holds mu_.
+  std::vector<ReferenceLink> reference_links() const;
+  // What a block cut from the head is sealed against: the block of its reference series with the same range,
+  // pending with it or sealed before it; empty when there is none (it is then sealed on its own).
+  SeriesReference seal_reference(const HeadBlock& block, std::optional<SeriesId> reference,
+                                 std::span<const std::shared_ptr<const HeadBlock>> pending,
+                                 ReferenceColumns& columns, BlockDecoder& decoder);
   // Whether every block in `keys` is decoded in the cache; if so, their points are in `found`.
   bool all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoints>& found) const;
   void note_error(const StoreError& e);

@@ -1,10 +1,15 @@
 #include "store/store_check.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
 
+#include "store/block_db.h"
+#include "store/block_reference.h"
 #include "store/chunk_codec.h"
+#include "store/codec_error.h"
 #include "store/label_index.h"
+#include "store/reference_pairs.h"
 #include "store/sqlite_db.h"
 #include "store/wal.h"
 
@@ -59,12 +64,18 @@ CheckReport check_store(const std::string& data_dir) {
         if (line != "ok") report.problems.push_back(db_path + ": " + line);
       }
     }
+    // Which series each series' blocks may be coded against (reference_pairs.h).
+    std::map<std::int64_t, Labels> labels_of;
+    std::map<Labels, std::int64_t> id_of;
     {
       auto s = db.prepare("SELECT id, labels FROM series");
       while (s.step()) {
         series_ids.insert(s.column_int(0));
         try {
-          series_labels.insert(labels_to_string(decode_labels(s.column_blob(1))));
+          Labels labels = decode_labels(s.column_blob(1));
+          series_labels.insert(labels_to_string(labels));
+          id_of.emplace(labels, s.column_int(0));
+          labels_of.emplace(s.column_int(0), std::move(labels));
         } catch (const std::exception& e) {
           report.problems.push_back("series " + std::to_string(s.column_int(0)) +
                                     ": bad labels: " + e.what());
@@ -72,6 +83,8 @@ CheckReport check_store(const std::string& data_dir) {
       }
     }
     BlockDecoder decoder;
+    ReferenceColumns reference;
+    SameRangeBlock reference_blocks(db);
     std::vector<std::int64_t> t;
     std::vector<double> v;
     auto s = db.prepare("SELECT id, series_id, min_t, max_t, count, data FROM blocks ORDER BY id");
@@ -84,7 +97,24 @@ CheckReport check_store(const std::string& data_dir) {
           "block " + std::to_string(row) + " (series " + std::to_string(s.column_int(1)) + ")";
       if (!series_ids.contains(s.column_int(1))) report.problems.push_back(where + ": its series is missing");
       try {
-        decoder.decode_into(data, t, v);
+        SeriesReference r{};
+        if (inspect_block(data).needs_reference) {
+          // Decoded against the block it was sealed against; a missing or damaged one is this block's
+          // problem.
+          const auto labels = labels_of.find(s.column_int(1));
+          if (labels == labels_of.end())
+            throw CodecError(
+                "its values are coded against a reference series, which its missing series names");
+          const Labels reference_series = reference_labels(labels->second);
+          if (reference_series.empty())
+            throw CodecError("its values are coded against a reference series, but its metric has none");
+          const auto id = id_of.find(reference_series);
+          const BlockKey key{row, 0, s.column_int(2), s.column_int(3), s.column_int(4)};
+          reference.load(reference_blocks, id == id_of.end() ? 0 : static_cast<SeriesId>(id->second),
+                         labels_to_string(reference_series), key, decoder);
+          r = reference.view();
+        }
+        decoder.decode_into(data, t, v, r);
       } catch (const std::exception& e) {
         report.problems.push_back(where + ": " + e.what());
         continue;

@@ -1,5 +1,6 @@
 // The integrity check behind `gpuwatch store check`: opens a data dir without changing it, verifies every
-// sealed block's checksum and header against its row, every series reference, and every WAL record.
+// sealed block's checksum and header against its row, every series reference, each block coded against a
+// reference series against the block it was sealed against (block_reference.h), and every WAL record.
 // Safe to run beside a running agent (SQLite readers do not block the writer).
 #pragma once
 

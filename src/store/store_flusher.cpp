@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/wall_clock.h"
 #include "store/codec_error.h"
@@ -75,27 +77,41 @@ bool Store::flush() {
 bool Store::seal() {
   std::vector<std::shared_ptr<const HeadBlock>> pending;
   std::vector<std::pair<SeriesId, Labels>> new_series;
+  std::unordered_map<SeriesId, std::optional<SeriesId>> references;
   {
     std::lock_guard lock(mu_);
     head_.cut_finished(newest_t_);
     pending = head_.pending();
+    // A block cut before its reference's (its series' sample of a tick came first) takes that one along.
+    bool cut_more = false;
+    for (const auto& b : pending) {
+      const auto [it, added] = references.try_emplace(b->series());
+      if (added) it->second = reference_of(index_.labels(b->series()));
+      if (it->second && *it->second != 0)
+        cut_more = head_.cut_if_same(*it->second, b->first_t(), b->last_t(), b->size()) || cut_more;
+    }
+    if (cut_more) pending = head_.pending();
     for (const auto& b : pending) {
       if (!persisted_.contains(b->series()) &&
           std::none_of(new_series.begin(), new_series.end(),
                        [&](const auto& n) { return n.first == b->series(); }))
         new_series.emplace_back(b->series(), index_.labels(b->series()));
+      if (!references.contains(b->series()))
+        references.emplace(b->series(), reference_of(index_.labels(b->series())));
     }
   }
   if (pending.empty()) return true;
   std::vector<SealedBlock> blocks;
   blocks.reserve(pending.size());
   BlockDecoder decoder;
+  ReferenceColumns reference;
   std::vector<std::int64_t> t;
   std::vector<double> v;
   for (const auto& b : pending) {
     b->decode(decoder, t, v);
+    const SeriesReference r = seal_reference(*b, references[b->series()], pending, reference, decoder);
     blocks.push_back(SealedBlock{b->series(), t.front(), t.back(), static_cast<std::uint32_t>(t.size()), 0,
-                                 encoder_.encode(t, v)});
+                                 encoder_.encode(t, v, r)});
   }
   try {
     write_db_->insert(blocks, new_series);
@@ -108,6 +124,31 @@ bool Store::seal() {
   for (const auto& [id, labels] : new_series) persisted_.insert(id);
   stats_.blocks_sealed += blocks.size();
   return true;
+}
+
+SeriesReference Store::seal_reference(const HeadBlock& block, std::optional<SeriesId> reference,
+                                      std::span<const std::shared_ptr<const HeadBlock>> pending,
+                                      ReferenceColumns& columns, BlockDecoder& decoder) {
+  if (!reference || *reference == 0) return {};
+  // Pending with it: both go into the same transaction.
+  for (const auto& p : pending) {
+    if (p->series() == *reference && p->first_t() == block.first_t() && p->last_t() == block.last_t() &&
+        p->size() == block.size()) {
+      columns.load(*p, decoder);
+      return columns.view();
+    }
+  }
+  // Sealed before it (the reference's block was cut first): committed already.
+  try {
+    const BlockKey key{0, *reference, block.first_t(), block.last_t(),
+                       static_cast<std::int64_t>(block.size())};
+    columns.load(write_db_->same_range_block(), *reference, "", key, decoder);
+    return columns.view();
+  } catch (const CodecError&) {
+    return {};  // none, or damaged: the block is sealed on its own
+  } catch (const StoreError&) {
+    return {};
+  }
 }
 
 void Store::delete_sealed_segments() {
@@ -143,11 +184,18 @@ void Store::apply_retention() {
     const std::uint64_t wal_bytes = disk_bytes(wal_dir(options_.data_dir));
     const std::uint64_t budget =
         options_.retention_bytes > wal_bytes ? options_.retention_bytes - wal_bytes : 0;
-    auto [deleted, orphans] =
-        write_db_->apply_retention(newest - options_.retention_ms, budget, [this](SeriesId id) {
+    std::vector<ReferenceLink> links;
+    {
+      std::lock_guard lock(mu_);
+      links = reference_links();
+    }
+    auto [deleted, orphans] = write_db_->apply_retention(
+        newest - options_.retention_ms, budget,
+        [this](SeriesId id) {
           std::lock_guard lock(mu_);
           return head_.holds(id);
-        });
+        },
+        links);
     if (deleted > 0) decoded_.clear();
     if (deleted > 0)
       spdlog::info("store: retention dropped {} block(s) and {} series", deleted, orphans.size());
@@ -160,6 +208,24 @@ void Store::apply_retention() {
     }
   } catch (const StoreError& e) {
     note_error(e);
+  }
+}
+
+void Store::take_coded_against(std::vector<StoredBlock>& batch, std::span<const ReferenceLink> links) {
+  std::unordered_multimap<SeriesId, SeriesId> coded_against;  // reference -> series
+  for (const auto& l : links) coded_against.emplace(l.reference, l.series);
+  std::unordered_set<std::int64_t> rows;
+  for (const auto& b : batch) rows.insert(b.key.row);
+  const std::size_t n = batch.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const BlockKey key = batch[i].key;  // a copy: push_back below may move the batch
+    const auto [from, to] = coded_against.equal_range(key.series);
+    for (auto it = from; it != to; ++it) {
+      write_db_->same_range_block().read(it->second, key, [&](const BlockRow& row) {
+        if (rows.insert(row.key.row).second)
+          batch.push_back(StoredBlock{row.key, {row.data.begin(), row.data.end()}});
+      });
+    }
   }
 }
 
@@ -190,34 +256,51 @@ void Store::downsample() {
   if (newest == std::numeric_limits<std::int64_t>::min()) return;
   constexpr std::size_t kBatch = 512;  // a bounded pass: the rest waits for the next one
   try {
-    const auto raw = write_db_->raw_blocks_before(newest - options_.downsample_after_ms, kBatch);
+    auto raw = write_db_->raw_blocks_before(newest - options_.downsample_after_ms, kBatch);
     if (raw.empty()) return;
+    std::vector<ReferenceLink> links;
+    {
+      std::lock_guard lock(mu_);
+      links = reference_links();
+    }
+    take_coded_against(raw, links);
+    std::unordered_map<SeriesId, SeriesId> reference_of_series;
+    for (const auto& l : links) reference_of_series.emplace(l.series, l.reference);
     std::vector<std::int64_t> replaced;
     std::vector<SealedBlock> blocks;
     std::vector<std::pair<SeriesId, Labels>> created;
     BlockDecoder decoder;
+    ReferenceColumns reference;
     const std::int64_t step = options_.downsample_step_ms;
     for (const auto& b : raw) {
       DecodedBlock d;
       try {
-        d = decoder.decode(b.data);
+        // The reference is still raw: it is replaced in this pass's transaction at the earliest.
+        SeriesReference r{};
+        const auto it = reference_of_series.find(b.key.series);
+        if (it != reference_of_series.end() && inspect_block(b.data).needs_reference) {
+          reference.load(write_db_->same_range_block(), it->second, "", b.key, decoder);
+          r = reference.view();
+        }
+        d = decoder.decode(b.data, r);
       } catch (const CodecError&) {
-        continue;  // a corrupt block stays as it is: reads skip and report it
+        continue;  // a corrupt block (or one whose reference is) stays as it is: reads skip and report it
       }
+      // Rollups are coded on their own, so that only raw blocks ever depend on another block.
       const Rollup r = roll_up(d.timestamps_ms, d.values, step);
       const auto count = static_cast<std::uint32_t>(r.t.size());
       blocks.push_back(
-          SealedBlock{b.series, r.t.front(), r.t.back(), count, step, encoder_.encode(r.t, r.last)});
+          SealedBlock{b.key.series, r.t.front(), r.t.back(), count, step, encoder_.encode(r.t, r.last)});
       for (std::size_t k = 0; k < kRollupSuffixes.size(); ++k) {
         SeriesId id = 0;
         {
           std::lock_guard lock(mu_);
-          id = rollup_series(b.series, kRollupSuffixes[k], created);
+          id = rollup_series(b.key.series, kRollupSuffixes[k], created);
         }
         blocks.push_back(
             SealedBlock{id, r.t.front(), r.t.back(), count, step, encoder_.encode(r.t, r.by_suffix[k])});
       }
-      replaced.push_back(b.row);
+      replaced.push_back(b.key.row);
     }
     write_db_->replace(replaced, blocks, created);
     decoded_.forget(replaced);

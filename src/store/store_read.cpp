@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "store/codec_error.h"
+#include "store/reference_pairs.h"
 #include "store/step_pick.h"
 #include "store/store.h"
 
@@ -100,9 +101,11 @@ bool Store::all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoin
   return true;
 }
 
-void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_t min_t, std::int64_t max_t,
-                          const EvalTimes* times, std::uint64_t generation, BlockDecoder& decoder,
-                          std::vector<Point>& scratch, std::vector<Point>& out) const {
+void Store::append_sealed(const BlockRow& row, const Labels& labels, std::optional<SeriesId> reference,
+                          std::int64_t min_t, std::int64_t max_t, const EvalTimes* times,
+                          std::uint64_t generation, BlockDecoder& decoder,
+                          ReferenceColumns& reference_columns, std::vector<Point>& scratch,
+                          std::vector<Point>& out) const {
   const BlockKey& key = row.key;
   CachedPoints points = decoded_.find(key);
   if (points) {
@@ -116,12 +119,19 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::int64_
   std::vector<Point>& decoded = keep ? *kept : scratch;
   decoded.clear();
   try {
-    decoder.decode_points(row.data, decoded);
+    // Only a series whose metric has a reference pays for a look at the header first.
+    SeriesReference r{};
+    if (reference && inspect_block(row.data).needs_reference) {
+      reference_columns.load(read_db_->same_range_block(), *reference,
+                             labels_to_string(reference_labels(labels)), key, decoder);
+      r = reference_columns.view();
+    }
+    decoder.decode_points(row.data, decoded, r);
   } catch (const CodecError& e) {
     std::lock_guard c(corrupt_mu_);
     if (corrupt_rows_.insert(key.row).second)
-      spdlog::error("store: block {} of {} is corrupt and skipped: {}", key.row, labels_to_string(labels),
-                    e.what());
+      spdlog::error("store: block {} of {} cannot be read and is skipped: {}", key.row,
+                    labels_to_string(labels), e.what());
     return;
   }
   if (keep) decoded_.insert(key, kept, generation);
@@ -155,15 +165,18 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
   ids.reserve(matched.size());
   for (const auto& c : matched) ids.push_back(c.id);
   std::vector<std::vector<std::shared_ptr<const HeadBlock>>> in_memory;
+  std::vector<std::optional<SeriesId>> references(ids.size());
   {
     // Memory first, then SQLite: a block moving from the head to SQLite meanwhile is seen twice (and
     // deduplicated below), never missed. Decoding happens outside the lock that appends take.
     std::lock_guard lock(mu_);
     head_.blocks(ids, min_t, max_t, in_memory);
+    for (std::size_t i = 0; i < ids.size(); ++i) references[i] = reference_of(*matched[i].labels);
   }
   // Read before SQLite's snapshot is: a block deleted after it is not cached under its reused row id.
   const std::uint64_t generation = decoded_.generation();
   BlockDecoder decoder;
+  ReferenceColumns reference_columns;
   std::vector<Point> scratch;
   std::vector<Point> points = take_buffer();
   std::vector<std::size_t> seams;
@@ -193,7 +206,8 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
       } else {
         read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
           seams.push_back(points.size());
-          append_sealed(row, labels, min_t, max_t, times, generation, decoder, scratch, points);
+          append_sealed(row, labels, references[i], min_t, max_t, times, generation, decoder,
+                        reference_columns, scratch, points);
         });
       }
     }

@@ -1,8 +1,9 @@
 // Crash safety: a child process appends through the real store (crash_writer) and is killed with SIGKILL at
 // random moments, over and over on the same data dir. After each kill the store must pass the integrity
 // check, hold every sample acknowledged as synced, and hold each series as a gap-free prefix (what is
-// missing is only the tail written after the last sync). The power-loss variant also drops every write not
-// followed by a sync (an LD_PRELOAD shim keeps the synced state of each file), as a power cut would.
+// missing is only the tail written after the last sync), a power and energy pair among them, energy sealed
+// against power and read through it. The power-loss variant also drops every write not followed by a sync
+// (an LD_PRELOAD shim keeps the synced state of each file), as a power cut would.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,6 +18,9 @@
 #include <string>
 #include <thread>
 
+#include "crash_pair.h"
+#include "store/chunk_codec.h"
+#include "store/sqlite_db.h"
 #include "store/store.h"
 #include "store/store_check.h"
 #include "temp_dir.h"
@@ -147,11 +151,16 @@ void crash_many_times(int rounds, bool power_loss) {
     StoreOptions options;
     options.data_dir = data.path();
     options.background_flusher = false;
-    std::vector<SeriesPoints> got;
+    std::vector<SeriesPoints> got, power, energy;
     {
       auto store = Store::open(options);  // replays the WAL, cuts a torn tail
       got =
           store->select(std::vector<LabelMatcher>{{"__name__", LabelMatcher::Op::kEqual, "crash_test_value"}},
+                        0, INT64_MAX);
+      power = store->select(
+          std::vector<LabelMatcher>{{"__name__", LabelMatcher::Op::kEqual, test::kCrashPower}}, 0, INT64_MAX);
+      energy =
+          store->select(std::vector<LabelMatcher>{{"__name__", LabelMatcher::Op::kEqual, test::kCrashEnergy}},
                         0, INT64_MAX);
     }
     const CheckReport check = check_store(data.path());
@@ -172,10 +181,39 @@ void crash_many_times(int rounds, bool power_loss) {
       ASSERT_LE(static_cast<std::int64_t>(p.size()), acked + 14) << "round " << round << " series " << i;
       kept_tail = std::max<std::int64_t>(kept_tail, static_cast<std::int64_t>(p.size()) - acked);
     }
+    // The power and energy pair: the same, energy read through the power blocks it was sealed against.
+    ASSERT_EQ(power.size(), 1u) << "round " << round;
+    ASSERT_EQ(energy.size(), 1u) << "round " << round;
+    for (const auto* s : {&power[0], &energy[0]}) {
+      const bool is_energy = s == &energy[0];
+      const auto& p = s->points;
+      ASSERT_GE(static_cast<std::int64_t>(p.size()), acked_ever)
+          << "round " << round << " energy " << is_energy;
+      for (std::size_t k = 0; k < p.size(); ++k) {
+        ASSERT_EQ(p[k].t_ms, static_cast<std::int64_t>(k) + 1)
+            << "round " << round << " energy " << is_energy;
+        ASSERT_EQ(p[k].value, is_energy ? test::crash_energy(p[k].t_ms) : test::crash_power(p[k].t_ms));
+      }
+      ASSERT_LE(static_cast<std::int64_t>(p.size()), acked + 14)
+          << "round " << round << " energy " << is_energy;
+    }
     if (power_loss) everything_is_durable(data.path(), durable.path());
   }
   std::cout << rounds << " kills; " << acked_ever
             << " rows acknowledged; the longest kept unacknowledged tail was " << kept_tail << " rows\n";
+  // The pair was sealed as the store seals it: most energy blocks against power.
+  std::size_t energy_blocks = 0, against_power = 0;
+  SqliteDb db(data.path() + "/store.db", false);
+  auto s = db.prepare(
+      "SELECT b.data FROM blocks b JOIN series s ON s.id = b.series_id WHERE instr(s.labels, ?) > 0");
+  const std::string_view name = test::kCrashEnergy;
+  s.bind_blob(1, std::span(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()));
+  while (s.step()) {
+    ++energy_blocks;
+    against_power += inspect_block(s.column_blob(0)).needs_reference ? 1 : 0;
+  }
+  std::cout << against_power << " of " << energy_blocks << " energy blocks coded against power\n";
+  EXPECT_GT(against_power * 2, energy_blocks);
 }
 
 TEST(Crash, SigkillAtRandomPointsLosesNothingSynced) {
