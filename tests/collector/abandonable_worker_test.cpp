@@ -7,29 +7,15 @@
 #include <filesystem>
 #include <mutex>
 
+#include "gate.h"
+
 namespace gpuwatch {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-// A gate the test opens; jobs wait on it like a call stuck in the driver.
-struct Gate {
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool open = false;
-  void wait() {
-    std::unique_lock lock(mutex);
-    cv.wait(lock, [&] { return open; });
-  }
-  void release() {
-    {
-      std::lock_guard lock(mutex);
-      open = true;
-    }
-    cv.notify_all();
-  }
-};
+using test::Gate;
 
 TEST(AbandonableWorker, RunsTheJobOncePerStart) {
   auto runs = std::make_shared<std::atomic<int>>(0);

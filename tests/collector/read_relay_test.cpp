@@ -8,29 +8,15 @@
 #include <thread>
 #include <vector>
 
+#include "gate.h"
+
 namespace gpuwatch {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-// A read the test lets return, like a call stuck in the driver until then.
-struct HeldRead {
-  std::mutex mutex;
-  std::condition_variable cv;
-  bool released = false;
-  void wait() {
-    std::unique_lock lock(mutex);
-    cv.wait(lock, [&] { return released; });
-  }
-  void release() {
-    {
-      std::lock_guard lock(mutex);
-      released = true;
-    }
-    cv.notify_all();
-  }
-};
+using test::Gate;
 
 steady_clock::time_point soon() {
   return steady_clock::now() + std::chrono::seconds(10);
@@ -61,7 +47,7 @@ TEST(ReadRelay, RunsTheReadsInOrderOnOneThread) {
 }
 
 TEST(ReadRelay, AStuckReadLeavesTheOthersToBeTakenBack) {
-  auto held = std::make_shared<HeldRead>();
+  auto held = std::make_shared<Gate>();
   auto ran = std::make_shared<std::atomic<int>>(0);
   std::vector<ReadRelay::Read> reads;
   reads.emplace_back([ran] { ++*ran; });
@@ -92,7 +78,7 @@ TEST(ReadRelay, AStuckReadLeavesTheOthersToBeTakenBack) {
 }
 
 TEST(ReadRelay, DestructionReturnsWhileAReadIsStuck) {
-  auto held = std::make_shared<HeldRead>();
+  auto held = std::make_shared<Gate>();
   {
     ReadRelay relay;
     ASSERT_TRUE(relay.start({[held] { held->wait(); }}));
