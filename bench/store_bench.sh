@@ -16,7 +16,9 @@
 # exit; data lives under a temp dir that is removed (KEEP=1 keeps it).
 #
 # Knobs: DURATION (86400 s), START (unix s, 2 h aligned; default yesterday 00:00 UTC), REPS (3), QREPS (5),
-# SIM_DURATION (24h), PORT_BASE (19580), CORPUS_DIR (reuse a generated corpus there).
+# SIM_DURATION (24h), PORT_BASE (19580), CORPUS_DIR (reuse a generated corpus there), JITTER_MS (50: the
+# shared corpus again with each GPU's timestamps 0..JITTER_MS ms late, as real reads land, for bytes/sample of
+# gpuwatch and VictoriaMetrics on it; 0 skips that pass).
 set -euo pipefail
 
 build=${1:-build}
@@ -32,9 +34,11 @@ REPS=${REPS:-3}
 QREPS=${QREPS:-5}
 SIM_DURATION=${SIM_DURATION:-24h}
 PORT_BASE=${PORT_BASE:-19580}
+JITTER_MS=${JITTER_MS:-50}
 PROM_PORT=$((PORT_BASE + 1))
 VM_PORT=$((PORT_BASE + 2))
 GW_PORT=$((PORT_BASE + 3))
+VM_JITTER_PORT=$((PORT_BASE + 4))
 END=$((START + DURATION - 1))
 
 gpuwatch="$build/gpuwatch"
@@ -47,7 +51,7 @@ for tool in promtool prometheus victoria-metrics curl "$py"; do
 done
 
 port_free() { ! ss -ltn | awk '{print $4}' | grep -q ":$1\$"; }
-for p in "$PROM_PORT" "$VM_PORT" "$GW_PORT"; do port_free "$p" || die "port $p is taken: set PORT_BASE"; done
+for p in "$PROM_PORT" "$VM_PORT" "$GW_PORT" "$VM_JITTER_PORT"; do port_free "$p" || die "port $p is taken: set PORT_BASE"; done
 
 work=$(mktemp -d /tmp/gpuwatch-store-bench.XXXXXX)
 pids=()
@@ -72,6 +76,13 @@ ratio() { "$py" -c "import sys; print('%.4g' % (float(sys.argv[1]) / float(sys.a
 json_field() { "$py" -c "import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 wait_http() { local i; for i in $(seq 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done; return 1; }
 metric() { curl -s "$1/metrics" | awk -v m="$2" '$1 == m {print $2}' | head -1; }
+# VictoriaMetrics' merge of one month's partition: asked for, then waited for in its log.
+vm_merge() {   # vm_merge BASE LOG PARTITION
+  local n i
+  n=$(grep -c 'successfully finished' "$2" || true)
+  curl -sS --fail "$1/internal/force_merge?partition_prefix=$3" > /dev/null
+  for i in $(seq 600); do [ "$(grep -c 'successfully finished' "$2" || true)" -gt "$n" ] && break; sleep 0.2; done
+}
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 stop_pid() {
   local p=$1 i keep=() q
@@ -209,9 +220,7 @@ for r in $(seq "$REPS"); do
   if [ "$r" -lt "$REPS" ]; then stop_pid "$VM_PID"; rm -rf "$d"; fi
 done
 rec vm_import_samples_per_s "$("$py" -c "print('%.0f' % ($SAMPLES / $(median "${vtimes[@]}")))")"
-nlog=$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)
-curl -sS --fail "$VM/internal/force_merge?partition_prefix=$(date -u -d "@$START" +%Y_%m)" > /dev/null
-for i in $(seq 600); do [ "$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)" -gt "$nlog" ] && break; sleep 0.2; done
+vm_merge "$VM" "$work/vm-$REPS.log" "$(date -u -d "@$START" +%Y_%m)"
 "$py" "$here/store/measure_dir.py" vm "$work/vm-$REPS" "$SAMPLES" > "$work/vm-size.txt"
 rec vm_bytes_per_sample "$(ratio "$(awk -F= '$1=="dir_bytes" {print $2}' "$work/vm-size.txt")" "$SAMPLES")"
 curl -sS --fail -H 'Content-Type: text/plain' --data-binary @"$procs/procs.prom" "$VM/api/v1/import/prometheus"
@@ -219,10 +228,39 @@ curl -sS --fail -H 'Content-Type: text/plain' --data-binary @"$month/month.prom"
 curl -sS --fail "$VM/internal/force_flush"
 # Merged as the shared corpus was, the month's first partition too when it began in an earlier month.
 for part in $(printf '%s\n' "$(date -u -d "@$START" +%Y_%m)" "$(date -u -d "@$MONTH_START" +%Y_%m)" | sort -u); do
-  nlog=$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)
-  curl -sS --fail "$VM/internal/force_merge?partition_prefix=$part" > /dev/null
-  for i in $(seq 600); do [ "$(grep -c 'successfully finished' "$work/vm-$REPS.log" || true)" -gt "$nlog" ] && break; sleep 0.2; done
+  vm_merge "$VM" "$work/vm-$REPS.log" "$part"
 done
+
+if [ "$JITTER_MS" -gt 0 ]; then
+  log "3d. the shared corpus with timestamps 0..$JITTER_MS ms late: bytes of gpuwatch and VictoriaMetrics"
+  jit=$gen/jitter-$JITTER_MS
+  if [ ! -f "$jit/.done-$START-$DURATION" ]; then
+    rm -rf "$jit"; mkdir -p "$jit"
+    "$py" "$here/store/gen_gpu_openmetrics.py" --duration "$DURATION" --start "$START" --out-dir "$jit" \
+      --format both --jitter-ms "$JITTER_MS" > "$jit/gen.log"
+    touch "$jit/.done-$START-$DURATION"
+  fi
+  JSAMPLES=$(awk '/^TOTAL_SAMPLES/ {print $2}' "$jit/gen.log")
+  rec jitter_ms "$JITTER_MS"
+  rec jitter_samples "$JSAMPLES"
+  if [ "$have_store" = 1 ]; then
+    "$gpuwatch" import --data-dir "$work/gw-jitter" --quiet "$jit"/*.om > /dev/null
+    rec gw_bytes_per_sample_jitter "$(ratio "$(du -sb "$work/gw-jitter" | cut -f1)" "$JSAMPLES")"
+  fi
+  VMJ=http://127.0.0.1:$VM_JITTER_PORT
+  victoria-metrics -storageDataPath="$work/vm-jitter" -httpListenAddr="127.0.0.1:$VM_JITTER_PORT" \
+    -retentionPeriod=100y > "$work/vm-jitter.log" 2>&1 &
+  VMJ_PID=$!; pids+=("$VMJ_PID")
+  wait_http "$VMJ/health" || die "victoria-metrics (jittered corpus) did not start"
+  for f in "$jit"/*.prom; do
+    curl -sS --fail -H 'Content-Type: text/plain' --data-binary @"$f" "$VMJ/api/v1/import/prometheus"
+  done
+  curl -sS --fail "$VMJ/internal/force_flush"
+  vm_merge "$VMJ" "$work/vm-jitter.log" "$(date -u -d "@$START" +%Y_%m)"
+  "$py" "$here/store/measure_dir.py" vm "$work/vm-jitter" "$JSAMPLES" > "$work/vm-jitter-size.txt"
+  rec vm_bytes_per_sample_jitter "$(ratio "$(awk -F= '$1=="dir_bytes" {print $2}' "$work/vm-jitter-size.txt")" "$JSAMPLES")"
+  stop_pid "$VMJ_PID"
+fi
 
 # ---------------------------------------------------------------- 4. range queries
 log "4. query_range, 1 warm-up + $QREPS runs each, curl time_total medians"

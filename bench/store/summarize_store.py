@@ -59,6 +59,9 @@ def main():
     print("| bytes/sample, whole data dir | %s | codec alone: %s | %s | %s |" % (
         g("gw_bytes_per_sample", g("gw_import", "n/a")), g("codec_bytes_per_sample", "n/a"),
         g("prom_bytes_per_sample", "n/a"), g("vm_bytes_per_sample", "n/a")))
+    if g("jitter_ms"):
+        print("| bytes/sample, whole data dir, the corpus with timestamps 0..%s ms late | %s | - | - | %s |" % (
+            g("jitter_ms"), g("gw_bytes_per_sample_jitter", "n/a"), g("vm_bytes_per_sample_jitter", "n/a")))
     print("| ingest | %s | parse only: %s a CPU second | %s | %s |" % (
         fmt_rate(g("gw_import_samples_per_s", g("gw_import"))), fmt_rate(g("parse_om_samples_per_cpu_s")),
         fmt_rate(g("prom_import_samples_per_s")), fmt_rate(g("vm_import_samples_per_s"))))
