@@ -113,7 +113,19 @@ bool predicted_step(const ScaledReference& r, std::span<const std::int64_t> t, s
       -gap > kMaxReferenceScaleGap) {
     return false;
   }
-  __int128 num = static_cast<__int128>(r.ints[j - 1]) + r.ints[j];  // |sum| < 2^54
+  // Nearly always the product fits in 64 bits, whose division costs a fraction of a 128-bit one; the result
+  // is the same floor either way.
+  const std::int64_t sum = r.ints[j - 1] + r.ints[j];  // |sum| < 2^54
+  std::int64_t num64 = 0;
+  if (!__builtin_mul_overflow(sum, dt, &num64) &&
+      (gap < 0 || !__builtin_mul_overflow(num64, kPow10Int[gap], &num64))) {
+    const std::int64_t den64 = gap < 0 ? 2000 * kPow10Int[-gap] : 2000;
+    std::int64_t q = num64 / den64;
+    if (num64 % den64 != 0 && num64 < 0) --q;
+    out = static_cast<std::uint64_t>(q);
+    return true;
+  }
+  __int128 num = static_cast<__int128>(sum);
   num *= dt;
   __int128 den = 2000;  // two samples averaged, milliseconds to seconds
   if (gap >= 0) {
