@@ -5,7 +5,9 @@
 // stretch of several, so that a block and its reference are as old: retention deletes them together and
 // downsampling rolls them up together (docs/store-format.md, "Reference series").
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,11 +20,11 @@ namespace gpuwatch::store {
 // A reference block's samples, in columns reused from block to block.
 class ReferenceColumns {
  public:
-  // Decodes the block of `reference` (named `reference_name` in messages) with `key`'s range and count into
-  // the columns. Throws CodecError saying what is missing or damaged: the series (reference 0), its block,
-  // or that block's bytes.
-  void load(SameRangeBlock& blocks, SeriesId reference, std::string_view reference_name, const BlockKey& key,
-            BlockDecoder& decoder);
+  // Decodes the block of `reference` with `key`'s range and count into the columns. Throws CodecError saying
+  // what is missing or damaged: the series (reference 0), its block, or that block's bytes, naming the
+  // reference by what `reference_name` returns (called only then).
+  void load(SameRangeBlock& blocks, SeriesId reference, const std::function<std::string()>& reference_name,
+            const BlockKey& key, BlockDecoder& decoder);
   // The same, from a block of the reference still in memory (sealed in the same transaction).
   void load(const HeadBlock& block, BlockDecoder& decoder) { block.decode(decoder, timestamps_ms_, values_); }
   SeriesReference view() const { return {timestamps_ms_, values_}; }

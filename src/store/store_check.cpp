@@ -110,8 +110,9 @@ CheckReport check_store(const std::string& data_dir) {
             throw CodecError("its values are coded against a reference series, but its metric has none");
           const auto id = id_of.find(reference_series);
           const BlockKey key{row, 0, s.column_int(2), s.column_int(3), s.column_int(4)};
-          reference.load(reference_blocks, id == id_of.end() ? 0 : static_cast<SeriesId>(id->second),
-                         labels_to_string(reference_series), key, decoder);
+          reference.load(
+              reference_blocks, id == id_of.end() ? 0 : static_cast<SeriesId>(id->second),
+              [&] { return labels_to_string(reference_series); }, key, decoder);
           r = reference.view();
         }
         decoder.decode_into(data, t, v, r);

@@ -28,6 +28,12 @@ std::uint64_t disk_bytes(const std::string& dir) {
   return total;
 }
 
+// Sealing and downsampling only ask whether a block's reference can be read; what it is called is in no
+// message of theirs.
+std::string unnamed_reference() {
+  return "its reference series";
+}
+
 }  // namespace
 
 bool Store::flush() {
@@ -142,7 +148,7 @@ SeriesReference Store::seal_reference(const HeadBlock& block, std::optional<Seri
   try {
     const BlockKey key{0, *reference, block.first_t(), block.last_t(),
                        static_cast<std::int64_t>(block.size())};
-    columns.load(write_db_->same_range_block(), *reference, "", key, decoder);
+    columns.load(write_db_->same_range_block(), *reference, unnamed_reference, key, decoder);
     return columns.view();
   } catch (const CodecError&) {
     return {};  // none, or damaged: the block is sealed on its own
@@ -279,7 +285,7 @@ void Store::downsample() {
         SeriesReference r{};
         const auto it = reference_of_series.find(b.key.series);
         if (it != reference_of_series.end() && inspect_block(b.data).needs_reference) {
-          reference.load(write_db_->same_range_block(), it->second, "", b.key, decoder);
+          reference.load(write_db_->same_range_block(), it->second, unnamed_reference, b.key, decoder);
           r = reference.view();
         }
         d = decoder.decode(b.data, r);

@@ -122,8 +122,9 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::option
     // Only a series whose metric has a reference pays for a look at the header first.
     SeriesReference r{};
     if (reference && inspect_block(row.data).needs_reference) {
-      reference_columns.load(read_db_->same_range_block(), *reference,
-                             labels_to_string(reference_labels(labels)), key, decoder);
+      reference_columns.load(
+          read_db_->same_range_block(), *reference,
+          [&] { return labels_to_string(reference_labels(labels)); }, key, decoder);
       r = reference_columns.view();
     }
     decoder.decode_points(row.data, decoded, r);
