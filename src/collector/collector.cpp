@@ -58,6 +58,14 @@ struct Collector::DeviceSlot {
     std::chrono::nanoseconds cpu{0};
     std::chrono::nanoseconds nvml{0};
     std::chrono::nanoseconds cpu_seen{0};  // the worker thread's CPU time at the end of its last read
+
+    // The read itself, on whichever thread runs it (the GPU's worker or the relay); the caller counts its
+    // CPU.
+    void read_gpu() {
+      const auto nvml_start = gpu->nvml_time();
+      gpu->read(now_ms, result);
+      nvml = gpu->nvml_time() - nvml_start;
+    }
   };
   std::shared_ptr<Job> job = std::make_shared<Job>();
   std::unique_ptr<AbandonableWorker> worker;
@@ -185,9 +193,7 @@ void Collector::open_session() {
     slot->job->gpu = gpu;
     slot->worker =
         std::make_unique<AbandonableWorker>([job = slot->job, latch = read_latch_](std::stop_token) {
-          const auto nvml_start = job->gpu->nvml_time();
-          job->gpu->read(job->now_ms, job->result);
-          job->nvml = job->gpu->nvml_time() - nvml_start;
+          job->read_gpu();
           // The thread runs only this job: one CPU clock read (a system call) per read, and its wake-up
           // counts.
           const auto cpu_now = thread_cpu_time();
@@ -265,15 +271,16 @@ bool Collector::all_parked() const {
   return static_cast<unsigned>(busy) <= hung && listener_parked;
 }
 
+bool Collector::held_by_relay(const DeviceSlot& slot) const {
+  return relay_ && slot.relay_index != ReadRelay::kNone && relay_->running() == slot.relay_index;
+}
+
 bool Collector::busy(const DeviceSlot& slot) const {
-  return slot.worker->busy() ||
-         (relay_ && slot.relay_index != ReadRelay::kNone && relay_->running() == slot.relay_index);
+  return slot.worker->busy() || held_by_relay(slot);
 }
 
 bool Collector::wait_idle(DeviceSlot& slot, std::chrono::steady_clock::time_point deadline) const {
-  if (relay_ && slot.relay_index != ReadRelay::kNone && relay_->running() == slot.relay_index &&
-      !wait_relayed(slot.relay_index, deadline))
-    return false;
+  if (held_by_relay(slot) && !wait_relayed(slot.relay_index, deadline)) return false;
   return wait_for(*slot.worker, deadline);
 }
 
@@ -294,9 +301,7 @@ void Collector::read_in_turn(std::int64_t now, std::uint64_t tick,
     relayed.push_back(slot.get());
     reads.emplace_back([job = slot->job, latch = read_latch_] {
       const auto cpu_start = thread_cpu_time();
-      const auto nvml_start = job->gpu->nvml_time();
-      job->gpu->read(job->now_ms, job->result);
-      job->nvml = job->gpu->nvml_time() - nvml_start;
+      job->read_gpu();
       job->cpu = thread_cpu_time() - cpu_start;
       latch->done(job->tick);
     });

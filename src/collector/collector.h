@@ -135,6 +135,8 @@ class Collector {
   // Whether the GPU's read of an earlier tick is still running (on its worker or the relay), and waiting for
   // it to end until the deadline.
   bool busy(const DeviceSlot& slot) const;
+  bool held_by_relay(
+      const DeviceSlot& slot) const;  // its read of an earlier start is the relay's current one
   bool wait_idle(DeviceSlot& slot, std::chrono::steady_clock::time_point deadline) const;
   void read_in_turn(std::int64_t now, std::uint64_t tick, std::chrono::steady_clock::time_point deadline,
                     const std::function<void(DeviceSlot&)>& start_own);
