@@ -39,6 +39,12 @@ struct SeriesRangeRead {
 
 }  // namespace
 
+SeriesCodedAgainst series_coded_against(std::span<const ReferenceLink> links) {
+  SeriesCodedAgainst out;
+  for (const auto& l : links) out.emplace(l.reference, l.series);
+  return out;
+}
+
 SameRangeBlock::SameRangeBlock(SqliteDb& db)
     : statement_(
           db.prepare("SELECT id, series_id, min_t, max_t, count, data FROM blocks WHERE series_id=? AND "
@@ -196,8 +202,7 @@ std::pair<std::size_t, std::vector<SeriesId>> BlockDb::apply_retention(
   if (bytes > max_bytes) {
     // Oldest first: whole blocks, until the data fits. A reference block takes along the raw blocks of its
     // range of the series paired with it: they are as old, and those coded against it unreadable without it.
-    std::unordered_multimap<SeriesId, SeriesId> coded_against;  // reference -> series
-    for (const auto& l : links) coded_against.emplace(l.reference, l.series);
+    const SeriesCodedAgainst coded_against = series_coded_against(links);
     auto oldest = db_.prepare(
         "SELECT id, series_id, min_t, max_t, count, LENGTH(data), resolution_ms FROM blocks "
         "ORDER BY max_t, id");

@@ -58,6 +58,9 @@ struct ReferenceLink {
   SeriesId series = 0;
   SeriesId reference = 0;
 };
+// The same links by reference: each reference series to the series coded against it.
+using SeriesCodedAgainst = std::unordered_multimap<SeriesId, SeriesId>;
+SeriesCodedAgainst series_coded_against(std::span<const ReferenceLink> links);
 
 // Finds a series' raw block with exactly a given time range and sample count: the reference block of a block
 // coded against that series (block_reference.h). Over any connection: the integrity check has no BlockDb.

@@ -88,13 +88,16 @@ bool Store::seal() {
     std::lock_guard lock(mu_);
     head_.cut_finished(newest_t_);
     pending = head_.pending();
+    auto reference_for = [&](SeriesId id) {
+      const auto [it, added] = references.try_emplace(id);
+      if (added) it->second = reference_of(index_.labels(id));
+      return it->second;
+    };
     // A block cut before its reference's (its series' sample of a tick came first) takes that one along.
     bool cut_more = false;
     for (const auto& b : pending) {
-      const auto [it, added] = references.try_emplace(b->series());
-      if (added) it->second = reference_of(index_.labels(b->series()));
-      if (it->second && *it->second != 0)
-        cut_more = head_.cut_if_same(*it->second, b->first_t(), b->last_t(), b->size()) || cut_more;
+      if (const auto reference = reference_for(b->series()); reference && *reference != 0)
+        cut_more = head_.cut_if_same(*reference, b->first_t(), b->last_t(), b->size()) || cut_more;
     }
     if (cut_more) pending = head_.pending();
     for (const auto& b : pending) {
@@ -102,8 +105,7 @@ bool Store::seal() {
           std::none_of(new_series.begin(), new_series.end(),
                        [&](const auto& n) { return n.first == b->series(); }))
         new_series.emplace_back(b->series(), index_.labels(b->series()));
-      if (!references.contains(b->series()))
-        references.emplace(b->series(), reference_of(index_.labels(b->series())));
+      reference_for(b->series());
     }
   }
   if (pending.empty()) return true;
@@ -218,8 +220,7 @@ void Store::apply_retention() {
 }
 
 void Store::take_coded_against(std::vector<StoredBlock>& batch, std::span<const ReferenceLink> links) {
-  std::unordered_multimap<SeriesId, SeriesId> coded_against;  // reference -> series
-  for (const auto& l : links) coded_against.emplace(l.reference, l.series);
+  const SeriesCodedAgainst coded_against = series_coded_against(links);
   std::unordered_set<std::int64_t> rows;
   for (const auto& b : batch) rows.insert(b.key.row);
   const std::size_t n = batch.size();
