@@ -265,6 +265,36 @@ faults:
   for (const auto& d : c.latest()->devices) EXPECT_EQ(d.state, DeviceState::kOk);
 }
 
+// Read in turn, a hung GPU ahead of the others sends them to workers of their own: they are read this tick,
+// and at the next one the hung GPU, still inside its call on the relay, gets no second read.
+TEST_P(CollectorDriverHang, AHungGpuAheadOfTheOthersLeavesThemFresh) {
+  test::SimScenario scenario(R"(
+node: {start: "2025-03-01T12:00:00Z"}
+devices:
+  - {model: H200, count: 3}
+faults:
+  - {type: hung_call, gpu: 0, at: 40s, duration: 30s}
+)");
+  test::Sim sim;
+  CollectorOptions o = sim_options();
+  o.read_in_turn = GetParam();
+  Collector c(o);
+  for (const double at : {41.0, 42.0}) {
+    c.clock().sleep_until_ms(sim.ms_at(at));
+    c.tick();
+    const auto snap = c.latest();
+    ASSERT_EQ(snap->devices.size(), 3U);
+    EXPECT_EQ(snap->devices[0].state, DeviceState::kStale) << at;
+    for (int i : {1, 2}) {
+      EXPECT_EQ(snap->devices[i].state, DeviceState::kOk) << "GPU " << i << " at " << at;
+      EXPECT_EQ(snap->devices[i].last_read_ms, sim.ms_at(at)) << "GPU " << i << " at " << at;
+    }
+  }
+  c.clock().sleep_until_ms(sim.ms_at(71));
+  c.tick();
+  for (const auto& d : c.latest()->devices) EXPECT_EQ(d.state, DeviceState::kOk);
+}
+
 INSTANTIATE_TEST_SUITE_P(ReadOrder, CollectorTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "InTurn" : "EachOnItsOwn"; });
 INSTANTIATE_TEST_SUITE_P(ReadOrder, CollectorDriverHang, ::testing::Bool(),
