@@ -285,10 +285,10 @@ bool Collector::wait_idle(DeviceSlot& slot, std::chrono::steady_clock::time_poin
 }
 
 // The GPUs one after another on the relay while each read takes at most its share of the deadline; when one
-// takes longer, the reads not begun go to workers of their own, as every read does without the relay.
+// takes longer, the reads not begun are taken back and left unstarted, for tick() to give them workers of
+// their own as it does every GPU whose read did not start.
 void Collector::read_in_turn(std::int64_t now, std::uint64_t tick,
-                             std::chrono::steady_clock::time_point deadline,
-                             const std::function<void(DeviceSlot&)>& start_own) {
+                             std::chrono::steady_clock::time_point deadline) {
   std::vector<ReadRelay::Read> reads;
   std::vector<DeviceSlot*> relayed;
   for (auto& slot : slots_) {
@@ -324,7 +324,6 @@ void Collector::read_in_turn(std::int64_t now, std::uint64_t tick,
       read_latch_->cancel();
       relayed[j]->relay_index = ReadRelay::kNone;
       relayed[j]->started = false;
-      start_own(*relayed[j]);
     }
     return;
   }
@@ -567,7 +566,7 @@ void Collector::tick() {
       if (!slot.started) read_latch_->cancel();
     };
     if (relay_ && !relay_->busy()) {
-      read_in_turn(now, this_tick, deadline, start_read);
+      read_in_turn(now, this_tick, deadline);
     } else {
       for (auto& slot : slots_) {
         slot->started = false;
@@ -575,7 +574,8 @@ void Collector::tick() {
       }
     }
     // A worker still inside an earlier read gets no new work, unless that read returns before this tick's
-    // deadline (its late result is dropped: it describes an earlier time).
+    // deadline (its late result is dropped: it describes an earlier time); a read the relay gave back starts
+    // here at once.
     for (auto& slot : slots_) {
       if (!slot->started && wait_idle(*slot, deadline)) start_read(*slot);
     }

@@ -138,8 +138,7 @@ class Collector {
   bool held_by_relay(
       const DeviceSlot& slot) const;  // its read of an earlier start is the relay's current one
   bool wait_idle(DeviceSlot& slot, std::chrono::steady_clock::time_point deadline) const;
-  void read_in_turn(std::int64_t now, std::uint64_t tick, std::chrono::steady_clock::time_point deadline,
-                    const std::function<void(DeviceSlot&)>& start_own);
+  void read_in_turn(std::int64_t now, std::uint64_t tick, std::chrono::steady_clock::time_point deadline);
   // In lockstep, after the clock moved: lets the event listener take every event due by now before the GPUs
   // are read, so their event counts do not depend on thread scheduling.
   void settle_listener(std::chrono::steady_clock::time_point deadline) const;
