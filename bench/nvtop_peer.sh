@@ -23,3 +23,23 @@ nvtop_peer_check() {
 nvtop_sim_env() {
   echo "LANG=C.UTF-8 GPUWATCH_SIM_SCENARIO=$2 GPUWATCH_SIM_EPOCH=$3 GPUWATCH_SIM_MODE=scaled LD_LIBRARY_PATH=$1"
 }
+
+# nvtop_live_scenario SCENARIO OUT: writes OUT, SCENARIO with each GPU process's pid replaced by that of a live
+# process started here (a `sleep`, added to the caller's pids for its cleanup), so that /proc has every process
+# NVML reports, as on a real node. nvtop 3.3.2's `-s` dereferences the command line of a process it cannot find
+# in /proc and dies of SIGSEGV before it prints anything; both tools read the same copy.
+nvtop_live_scenario() {
+  local map=() pid
+  for pid in $(grep -oE '\bpid: *[0-9]+' "$1" | grep -oE '[0-9]+' | sort -un); do
+    sleep 86400 &
+    pids+=("$!")
+    map+=("$pid=$!")
+  done
+  python3 - "$1" "$2" "${map[@]}" <<'PY'
+import re, sys
+source, out, pairs = sys.argv[1], sys.argv[2], dict(p.split("=") for p in sys.argv[3:])
+text = open(source).read()
+text = re.sub(r"\b(pid: *)([0-9]+)", lambda m: m.group(1) + pairs[m.group(2)], text)
+open(out, "w").write(text)
+PY
+}

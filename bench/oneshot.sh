@@ -18,7 +18,7 @@ root=$(dirname "$here")
 cd "$root"
 runs=${BENCH_ONESHOT_RUNS:-10}
 port=${BENCH_ONESHOT_PORT:-19472}
-scenario=$root/scenarios/incidents-8xh200.yaml
+scenario_source=$root/scenarios/incidents-8xh200.yaml
 sim_dir=$(cd "$build/sim-lib" && pwd)
 gpuwatch=$(cd "$build" && pwd)/gpuwatch
 die() { echo "oneshot-bench: $*" >&2; exit 1; }
@@ -30,6 +30,9 @@ source "$here/nvtop_peer.sh"
 with_nvtop=1
 nvtop_peer_check oneshot-bench || with_nvtop=0
 
+# The scenario's GPU processes are live processes here (nvtop_live_scenario), as NVML's are on a real node.
+scenario=$work/incidents-8xh200.yaml
+nvtop_live_scenario "$scenario_source" "$scenario"
 # Everything sees the same scenario at the same moment; the library comes from LD_LIBRARY_PATH for all, so the
 # commands are the ones a user types.
 read -r -a sim_env <<<"$(nvtop_sim_env "$sim_dir" "$scenario" "$(date +%s)")"
@@ -68,4 +71,11 @@ for key, r in data.items():
     rw = ratio(w, peer["median_wall_ms"]) if peer else "-"
     rc = ratio(c, peer["median_cpu_ms"]) if peer else "-"
     print(f"| {names.get(key, key)} | {w:.1f} ms | {c:.1f} ms | {rw} | {rc} |")
+# A negative exit status is a signal (status exits 3 on a critical node, which is no failure): a run that did
+# not finish is no figure to compare with.
+for key, r in data.items():
+    died = [code for code in r["exit_codes"] if code < 0]
+    if died:
+        print(f"\nWARNING: {names.get(key, key)} died of signal {-died[0]} in {len(died)} of {len(r['exit_codes'])} runs:"
+              " its times are of runs that did not finish")
 PY

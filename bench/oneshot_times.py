@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Times whole processes in turn: run i of every command, then run i+1 of every command, so a machine whose
-load changes during the benchmark slows each command alike. Each run's wall time (fork to exit) and CPU time
-(user + system from wait4's rusage, the child and the threads it ran) are kept; the medians are reported.
+"""Times whole processes in turn: run i of every command, then run i+1 of every command (each round in an
+order rotated by one), so a machine whose load changes during the benchmark slows each command alike. Each
+run's wall time (fork to exit) and CPU time (user + system from wait4's rusage, the child and the threads it
+ran) are kept; the medians are reported.
 hyperfine times one command's runs one after the other, which on a shared machine under a changing load
 compares two different moments; this loop compares the same ones.
 
@@ -37,8 +38,11 @@ def main():
     results = {name: {"command": command, "wall_ms": [], "cpu_ms": [], "exit_codes": []} for name, command in commands}
     for name, command in commands:  # one warm-up each: the page cache holds every library afterwards
         run_once(command)
-    for _ in range(runs):
-        for name, command in commands:
+    for i in range(runs):
+        # Each round starts one command further on, so that no command always follows the same one: a
+        # command run right after nvtop -s (which sleeps 100 ms for its second sample) starts on a CPU that
+        # was idle and pays for it, by about 0.5 ms on a 2-CPU virtual machine.
+        for name, command in commands[i % len(commands):] + commands[:i % len(commands)]:
             wall, cpu, code = run_once(command)
             results[name]["wall_ms"].append(round(wall, 3))
             results[name]["cpu_ms"].append(round(cpu, 3))
