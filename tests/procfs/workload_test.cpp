@@ -50,6 +50,28 @@ TEST(Workload, SlurmJobs) {
   EXPECT_EQ(workload_from_cgroup("7:devices:/slurm/uid_1000/job_2342/step_batch\n").slurm_job, "2342");
 }
 
+TEST(Workload, TakesTheFirstPlaceThatFitsAndNoLookalike) {
+  // A scope named like a container's but without an id, then the container's own.
+  EXPECT_EQ(
+      workload_from_cgroup("0::/system.slice/docker-build.scope/docker-" + kId + ".scope\n").container_id,
+      "docker://" + kId);
+  EXPECT_TRUE(workload_from_cgroup("4:memory:/docker/3f1c2bd8a9e\n").empty()) << "11 digits: no id";
+  EXPECT_TRUE(workload_from_cgroup("0::/system.slice/docker-" + kId + ".service\n").empty());
+  EXPECT_TRUE(workload_from_cgroup("0::/slurm/job_12x/step_0\n").empty());
+  EXPECT_EQ(workload_from_cgroup("0::/slurm/job_12x/job_34\n").slurm_job, "34");
+  // Kubernetes' own words hold "pod" too: kubepods-besteffort is no pod.
+  const auto w = workload_from_cgroup(
+      "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-"
+      "pod4a8e2c1b_7f3d.slice\n");
+  EXPECT_EQ(w.pod_uid, "4a8e2c1b-7f3d");
+  EXPECT_EQ(w.container_id, "");
+  EXPECT_EQ(
+      workload_from_cgroup("0::/kubepods/burstable/pod4a8e-2c1b/" + kId.substr(0, 12) + "\n").container_id,
+      "containerd://" + kId.substr(0, 12));
+  EXPECT_EQ(workload_from_cgroup("0::/kubepods/burstable/pod4a8e-2c1bx/" + kId + "\n").pod_uid, "")
+      << "a uid that runs into another character";
+}
+
 TEST(Workload, SessionsAndServicesHaveNone) {
   EXPECT_TRUE(workload_from_cgroup("0::/user.slice/user-1000.slice/session-1.scope\n").empty());
   EXPECT_TRUE(workload_from_cgroup("0::/system.slice/nvidia-persistenced.service\n").empty());

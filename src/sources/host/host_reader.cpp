@@ -2,25 +2,32 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <string_view>
 
+#include "core/file_io.h"
 #include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
 
-// The CUDA driver and runtime libraries a process maps (each path once).
+// The CUDA driver and runtime libraries a process maps (each path once). A framework's process maps thousands
+// of files: only the lines that name one of the two libraries are looked at.
 std::vector<std::string> cuda_libraries(const std::string& proc_root, unsigned pid) {
   std::vector<std::string> out;
-  std::ifstream maps(proc_root + "/" + std::to_string(pid) + "/maps");
-  for (std::string line; std::getline(maps, line);) {
-    const auto slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    std::string path = to_valid_utf8(std::string_view(line).substr(slash));  // quoted in alerts
-    const auto base = path.substr(path.rfind('/') + 1);
+  const auto maps = read_file(proc_root + "/" + std::to_string(pid) + "/maps");
+  if (!maps) return out;
+  const std::string_view text = *maps;
+  // Every line that can name either library holds "/libcud"; the rest are skipped unread.
+  for (auto at = text.find("/libcud"); at != std::string_view::npos; at = text.find("/libcud", at)) {
+    const auto begin = text.rfind('\n', at) + 1;  // npos + 1 == 0: the first line
+    const auto end = std::min(text.find('\n', at), text.size());
+    at = end;
+    const std::string_view line = text.substr(begin, end - begin);
+    const std::string_view path = line.substr(line.find('/'));
+    const std::string_view base = path.substr(path.rfind('/') + 1);
     if (!base.starts_with("libcuda.so.") && !base.starts_with("libcudart.so.")) continue;
-    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+    std::string valid = to_valid_utf8(path);  // quoted in alerts
+    if (std::find(out.begin(), out.end(), valid) == out.end()) out.push_back(std::move(valid));
   }
   return out;
 }

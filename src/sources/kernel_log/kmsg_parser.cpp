@@ -26,8 +26,12 @@ std::optional<T> number(std::string_view s) {
   return value;
 }
 
-// Splits off the record header, filling sequence and time; returns the text.
-std::string_view strip_header(std::string_view line, KernelEvent& ev) {
+}  // namespace
+
+KernelRecord split_kernel_record(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  KernelRecord record;
+  record.text = line;
   // /dev/kmsg: "6,1234,5678901,-;text" (fields after the third are optional flags)
   const auto semi = line.find(';');
   if (semi != std::string_view::npos && semi > 0 && std::isdigit(static_cast<unsigned char>(line[0]))) {
@@ -41,9 +45,10 @@ std::string_view strip_header(std::string_view line, KernelEvent& ev) {
       header.remove_prefix(comma + 1);
     }
     if (n >= 3 && number<unsigned>(fields[0])) {
-      ev.sequence = number<std::uint64_t>(fields[1]).value_or(0);
-      ev.boot_usec = number<std::int64_t>(fields[2]).value_or(-1);
-      return line.substr(semi + 1);
+      record.sequence = number<std::uint64_t>(fields[1]).value_or(0);
+      record.boot_usec = number<std::int64_t>(fields[2]).value_or(-1);
+      record.text = line.substr(semi + 1);
+      return record;
     }
   }
   // dmesg: "[  123.456789] text"
@@ -56,14 +61,17 @@ std::string_view strip_header(std::string_view line, KernelEvent& ev) {
       if (dot != std::string_view::npos) {
         auto secs = number<std::int64_t>(stamp.substr(0, dot));
         auto frac = number<std::int64_t>(stamp.substr(dot + 1));
-        if (secs && frac && stamp.size() - dot - 1 == 6) ev.boot_usec = *secs * 1000000 + *frac;
+        if (secs && frac && stamp.size() - dot - 1 == 6) record.boot_usec = *secs * 1000000 + *frac;
       }
       line.remove_prefix(close + 1);
       while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+      record.text = line;
     }
   }
-  return line;
+  return record;
 }
+
+namespace {
 
 bool parse_xid(const std::string& text, KernelEvent& ev) {
   // NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus.
@@ -166,23 +174,16 @@ std::string normalise_pci_bus_id(std::string_view text) {
   return out + ":" + pad2(bus) + ":" + pad2(devfn) + "." + lower(function);
 }
 
-std::uint64_t record_sequence(std::string_view line) {
-  KernelEvent ev;
-  strip_header(line, ev);
-  return ev.sequence;
-}
-
-std::optional<KernelEvent> parse_kernel_record(std::string_view line) {
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-  // Continuation lines of /dev/kmsg records (" SUBSYSTEM=pci") carry key=value context, no message.
-  if (line.empty() || line.front() == ' ') return std::nullopt;
-  KernelEvent ev;
-  const std::string_view raw = strip_header(line, ev);
+std::optional<KernelEvent> parse_kernel_record(const KernelRecord& record) {
+  const std::string_view raw = record.text;
   // Nearly every record is about something else: they are told apart by ASCII words, which read the same
   // before and after the text is made valid, so only the few that may matter are copied.
   if (raw.find("NVRM") == std::string_view::npos && raw.find("AER") == std::string_view::npos &&
       raw.find("PCIe Bus Error") == std::string_view::npos && raw.find("nvidia") == std::string_view::npos)
     return std::nullopt;
+  KernelEvent ev;
+  ev.sequence = record.sequence;
+  ev.boot_usec = record.boot_usec;
   // Kernel-log text quotes process names and device strings byte for byte: made valid once, here, so the
   // message, process and driver version taken from it are too.
   const std::string text = to_valid_utf8(raw);
@@ -190,6 +191,12 @@ std::optional<KernelEvent> parse_kernel_record(std::string_view line) {
   if (parse_xid(text, ev) || parse_fallen_off(text, ev) || parse_driver(text, ev) || parse_aer(text, ev))
     return ev;
   return std::nullopt;
+}
+
+std::optional<KernelEvent> parse_kernel_record(std::string_view line) {
+  // Continuation lines of /dev/kmsg records (" SUBSYSTEM=pci") carry key=value context, no message.
+  if (line.empty() || line.front() == ' ') return std::nullopt;
+  return parse_kernel_record(split_kernel_record(line));
 }
 
 const char* to_string(KernelEventKind kind) {

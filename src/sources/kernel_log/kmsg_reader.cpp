@@ -46,12 +46,13 @@ void KmsgReader::take_line(std::string_view line, std::vector<KernelEvent>& out)
   if (line.empty() || line.front() == ' ') return;  // continuation lines carry no message
   // A record seen again (the log reopened, a file rewritten with the same beginning, or read by the reader
   // this one carries on from) is not news.
-  if (const std::uint64_t sequence = record_sequence(line); sequence != 0) {
-    if (sequence <= status_.last_sequence) return;
-    status_.last_sequence = sequence;
+  const KernelRecord record = split_kernel_record(line);
+  if (record.sequence != 0) {
+    if (record.sequence <= status_.last_sequence) return;
+    status_.last_sequence = record.sequence;
   }
   ++status_.records;
-  auto ev = parse_kernel_record(line);
+  auto ev = parse_kernel_record(record);
   if (!ev) return;
   ev->before_start = first_poll_;
   ++status_.events;

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <utility>
 
+#include "core/file_io.h"
 #include "core/utf8.h"
 
 namespace gpuwatch {
@@ -105,8 +105,10 @@ const std::string& ProcessReader::name_of(unsigned pid) {
   }
   std::string name;
   if (!proc_root_.empty()) {
-    std::ifstream comm(proc_root_ + "/" + std::to_string(pid) + "/comm");
-    if (comm) std::getline(comm, name);
+    if (auto comm = read_file(proc_root_ + "/" + std::to_string(pid) + "/comm")) {
+      name = std::move(*comm);
+      name.resize(std::min(name.find('\n'), name.size()));
+    }
   }
   // Any local user can name a process with any bytes; the name goes into labels and JSON.
   names_.push_back({pid, to_valid_utf8(name, kMaxProcessNameBytes)});

@@ -4,11 +4,9 @@
 #include <charconv>
 #include <filesystem>
 #include <map>
+#include <string_view>
 #include <system_error>
 
-#include <re2/re2.h>
-
-#include "core/label_matcher.h"
 #include "core/pcie_link.h"
 #include "sources/sysfs/sysfs_file.h"
 
@@ -17,9 +15,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_pci_address(const std::string& name) {
-  static const auto kAddress = compile_regex("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-  return re2::RE2::FullMatch(name, *kAddress);
+// domain:bus:device.function, as sysfs names a PCI function: "0000:3b:00.0" (the domain 4 to 8 digits).
+bool is_pci_address(std::string_view name) {
+  const auto hex = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  };
+  const auto first = name.find(':');
+  if (first < 4 || first > 8 || name.size() != first + 8) return false;
+  const auto rest = name.substr(first);  // ":bb:dd.f"
+  return hex(name.substr(0, first)) && rest[0] == ':' && hex(rest.substr(1, 2)) && rest[3] == ':' &&
+         hex(rest.substr(4, 2)) && rest[6] == '.' && rest[7] >= '0' && rest[7] <= '7';
 }
 
 // The PCI functions from the root port down to the device, each with its directory.
