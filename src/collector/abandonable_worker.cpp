@@ -38,7 +38,10 @@ void AbandonableWorker::launch() {
       state->job(state->stop.get_token());
       lock.lock();
       state->running = false;
+      // Woken after the lock is let go: a waiter woken under it would only wait again, for the lock.
+      lock.unlock();
       state->changed.notify_all();
+      lock.lock();
     }
     state->exited = true;
     state->changed.notify_all();

@@ -318,14 +318,13 @@ void Collector::read_in_turn(std::int64_t now, std::uint64_t tick,
   const auto share = std::max<std::chrono::steady_clock::duration>(
       options_.effective_deadline() / std::max<std::size_t>(1, relayed.size()),
       std::chrono::milliseconds(10));
-  for (std::size_t i = 0; i < relayed.size(); ++i) {
-    if (wait_relayed(i, std::min(deadline, std::chrono::steady_clock::now() + share))) continue;
-    for (std::size_t j = relay_->take_back(); j < relayed.size(); ++j) {
-      read_latch_->cancel();
-      relayed[j]->relay_index = ReadRelay::kNone;
-      relayed[j]->started = false;
-    }
-    return;
+  const bool settled =
+      wait_until_ended([&](auto until) { return relay_->wait_for_all(share, until); }, deadline);
+  if (settled && relay_->all_ended()) return;
+  for (std::size_t j = relay_->take_back(); j < relayed.size(); ++j) {
+    read_latch_->cancel();
+    relayed[j]->relay_index = ReadRelay::kNone;
+    relayed[j]->started = false;
   }
 }
 
@@ -544,6 +543,7 @@ void Collector::tick() {
   SourceStatus nvml_status{"nvml", true, 0, {}, {}};
   // A MIG reconfiguration already delivered makes this tick's MIG handles stale: re-enumerate first.
   if (session_ && event_counts_->take_mig_change()) close_session();
+  const NvmlSession* const session_before = session_.get();
   const bool have_session = ensure_session(now, error);
   if (!have_session) {
     nvml_status.success = false;
@@ -554,7 +554,10 @@ void Collector::tick() {
   } else {
     const auto deadline = wall_start + options_.effective_deadline();
     settle_listener(deadline);
-    const bool node_started = node_worker_->start();
+    // A session opened by this tick has just counted its GPUs and their MIG modes: nothing to compare yet
+    // (and a one-shot read starts no thread for it).
+    const bool check_layout = session_.get() == session_before;
+    const bool node_started = check_layout && node_worker_->start();
     const std::uint64_t this_tick = sequence_ + 1;
     read_latch_->begin(this_tick);
     auto start_read = [&](DeviceSlot& slot) {
@@ -600,10 +603,13 @@ void Collector::tick() {
     // Registration gets a deadline of its own: the tick's may be spent already on a hung GPU.
     update_listener(std::chrono::steady_clock::now() + options_.effective_deadline());
     bool layout_changed = false;
-    if (node_started && wait_for(*node_worker_, deadline)) {
-      auto& node_calls = session_->calls();
+    const bool node_checked = node_started && wait_for(*node_worker_, deadline);
+    if (node_checked) {
       layout_changed = node_check_->layout_changed;
       nvml += node_check_->nvml;
+    }
+    if (node_checked || !check_layout) {  // the node's calls are this thread's to read
+      auto& node_calls = session_->calls();
       for (const auto& e : node_calls.errors()) {
         errors_[{std::string(), std::string(nvml_symbol_name(e.call)), e.code}] += e.count;
         if (needs_reinit(static_cast<nvmlReturn_t>(e.code))) reinit_answer_ = e.code;

@@ -1,7 +1,7 @@
 // Reads run one after another on one abandonable worker, for a collector that reads once (`gpuwatch status`):
-// a thread started for each GPU costs more than the GPU's read. The owner waits for each read in turn and,
-// when one is slow (a hung GPU), takes back the reads not begun and gives them workers of their own, so one
-// GPU that never answers still leaves only itself unread.
+// a thread started for each GPU costs more than the GPU's read. The owner sleeps until the reads have ended
+// or one is slow (a hung GPU), then takes back the reads not begun and gives them workers of their own, so
+// one GPU that never answers still leaves only itself unread.
 //
 // The reads follow AbandonableWorker's rule: each owns what it touches, since a read stuck in the driver
 // outlives the relay's owner.
@@ -29,6 +29,11 @@ class ReadRelay {
   // Whether read `i` of the last start ended, waiting until `deadline` at most. A read taken back never ends
   // here.
   bool wait_for(std::size_t i, std::chrono::steady_clock::time_point deadline);
+  // Waits until every read of the last start has ended, or the one running (or about to begin) has taken
+  // `share` or longer: true then, false when `deadline` came first. all_ended() tells the two apart.
+  bool wait_for_all(std::chrono::steady_clock::duration share,
+                    std::chrono::steady_clock::time_point deadline);
+  bool all_ended() const;
   // Takes back the reads of the last start that have not begun; returns the index of the first of them
   // (all from there on), or the number of reads when every one had begun.
   std::size_t take_back();

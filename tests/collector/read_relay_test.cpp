@@ -77,6 +77,28 @@ TEST(ReadRelay, AStuckReadLeavesTheOthersToBeTakenBack) {
   EXPECT_TRUE(again->load());
 }
 
+TEST(ReadRelay, WaitingForAllEndsWhenTheyHaveOrWhenOneOverrunsItsShare) {
+  ReadRelay relay;
+  ASSERT_TRUE(relay.start({[] {}, [] {}, [] {}}));
+  EXPECT_TRUE(relay.wait_for_all(std::chrono::seconds(10), soon()));
+  EXPECT_TRUE(relay.all_ended());
+  for (auto until = soon(); relay.busy() && steady_clock::now() < until;) std::this_thread::yield();
+
+  auto held = std::make_shared<Gate>();
+  ASSERT_TRUE(relay.start({[] {}, [held] { held->wait(); }, [] {}}));
+  const auto before = steady_clock::now();
+  EXPECT_TRUE(relay.wait_for_all(milliseconds(30), soon())) << "read 1 overran its 30 ms";
+  EXPECT_GE(steady_clock::now() - before, milliseconds(30));
+  EXPECT_FALSE(relay.all_ended());
+  EXPECT_EQ(relay.running(), 1U);
+  EXPECT_FALSE(relay.wait_for_all(std::chrono::seconds(10), steady_clock::now() + milliseconds(20)))
+      << "the deadline came before read 1's share ran out";
+  EXPECT_EQ(relay.take_back(), 2U);
+  held->release();
+  EXPECT_TRUE(relay.wait_for(1, soon()));
+  EXPECT_FALSE(relay.all_ended()) << "read 2 was taken back";
+}
+
 TEST(ReadRelay, DestructionReturnsWhileAReadIsStuck) {
   auto held = std::make_shared<Gate>();
   {
