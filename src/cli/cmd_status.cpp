@@ -14,6 +14,7 @@
 #include "agent/collector_setup.h"
 #include "cli/agent_flags.h"
 #include "cli/commands.h"
+#include "cli/one_shot_process.h"
 #include "cli/status_csv.h"
 #include "cli/status_table.h"
 #include "collector/abandonable_worker.h"
@@ -110,6 +111,7 @@ int run_status(const StatusArgs& args) {
   CollectorOptions copts = collector_options(options);
   copts.listen_events = false;
   copts.read_in_turn = true;
+  settle_one_shot_process();
   auto collector = std::make_shared<Collector>(copts);
   // The read runs on a thread of its own so that a driver that never answers (a hung nvmlInit) ends in a
   // clear message instead of a status command that hangs too. One read, no second one after a pause: NVML's
@@ -122,9 +124,7 @@ int run_status(const StatusArgs& args) {
     std::cerr
         << "gpuwatch: the NVIDIA driver did not answer within " << format_duration(limit)
         << " (a hung driver call); the GPUs cannot be read. Check the kernel log (dmesg) for NVRM errors.\n";
-    std::cerr.flush();
-    std::_Exit(
-        kExitCritical);  // the reading thread is stuck inside the driver library: leave without unloading it
+    end_one_shot_process(kExitCritical);  // the reading thread is stuck inside the driver library
   }
   const SnapshotPtr snap = collector->latest();
   if (query) {
@@ -148,7 +148,7 @@ int run_status(const StatusArgs& args) {
   }
   const int code = exit_code_for(*snap, options.detectors);
   if (code == kExitNoGpu) explain_no_gpu(*snap, options);
-  return code;
+  end_one_shot_process(code);
 }
 
 }  // namespace
