@@ -166,8 +166,40 @@ std::string Store::append_shared(std::shared_ptr<const Labels>& labels, std::int
 
 std::string Store::append_sorted(const Labels& key_labels, std::shared_ptr<const Labels>* shared,
                                  std::int64_t t_ms, double value) {
-  const Labels* key = &key_labels;
   std::lock_guard lock(mu_);
+  const Labels* key = &key_labels;
+  const SeriesId id = indexed_id(key, shared);
+  return add_point(id, *key, t_ms, value);
+}
+
+std::vector<SeriesAppender::Rejection> Store::append_points(const Labels& labels,
+                                                            std::span<const Point> points) {
+  std::vector<Rejection> rejected;
+  if (points.empty()) return rejected;
+  Labels sorted;
+  const Labels* key = &labels;
+  if (!is_sorted_labels(labels)) {
+    sorted = labels;
+    if (auto problem = normalize_labels(sorted); !problem.empty()) {
+      std::lock_guard lock(mu_);
+      stats_.samples_rejected["bad_labels"] += points.size();
+      for (std::size_t i = 0; i < points.size(); ++i) rejected.push_back({i, problem});
+      return rejected;
+    }
+    key = &sorted;
+  }
+  // One lookup of the series and one taking of the lock for the whole batch: import's points come in runs
+  // of one series, and hashing its label set for each point was a fifth of import's time.
+  std::lock_guard lock(mu_);
+  const SeriesId id = indexed_id(key, nullptr);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (std::string reason = add_point(id, *key, points[i].t_ms, points[i].value); !reason.empty())
+      rejected.push_back({i, std::move(reason)});
+  }
+  return rejected;
+}
+
+SeriesId Store::indexed_id(const Labels*& key, std::shared_ptr<const Labels>* shared) {
   auto [id, held] = index_.find_held(*key);
   if (id == 0) {
     id = next_id_++;
@@ -176,20 +208,24 @@ std::string Store::append_sorted(const Labels& key_labels, std::shared_ptr<const
     else
       index_.add(id, *key);
   } else if (shared != nullptr && held != shared->get()) {
-    *shared = index_.shared_labels(id);  // frees the caller's equal copy, which key_labels was
+    *shared = index_.shared_labels(id);  // frees the caller's equal copy, which key was
     key = shared->get();
   }
+  return id;
+}
+
+std::string Store::add_point(SeriesId id, const Labels& key, std::int64_t t_ms, double value) {
   const std::int64_t last = head_.last_t(id);
   if (t_ms <= last) {
     const bool duplicate = t_ms == last;
     ++stats_.samples_rejected[duplicate ? "duplicate" : "out_of_order"];
     return std::string(duplicate ? "duplicate timestamp " : "out-of-order timestamp ") +
-           std::to_string(t_ms) + " for " + labels_to_string(*key) +
+           std::to_string(t_ms) + " for " + labels_to_string(key) +
            " (newest stored: " + std::to_string(last) + ")";
   }
   auto& defined = defined_in_segment_[id];
   if (defined != current_segment_) {
-    wal_entries_.add_series(id, *key);
+    wal_entries_.add_series(id, key);
     defined = current_segment_;
   }
   wal_entries_.add_sample(id, t_ms, value);

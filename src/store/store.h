@@ -108,6 +108,8 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   // them), a new series is indexed with this label set itself, and for a known one `labels` is replaced by
   // the store's, so that the caller and the store hold one copy.
   std::string append_shared(std::shared_ptr<const Labels>& labels, std::int64_t t_ms, double value);
+  // One series' points in time order, as append() of each, the series looked up once.
+  std::vector<Rejection> append_points(const Labels& labels, std::span<const Point> points) override;
   // Writes and syncs the WAL now. Throws StoreError when that fails.
   void commit() override;
 
@@ -139,6 +141,11 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   explicit Store(StoreOptions options);
   // append's work on sorted labels; `shared`, when not null, holds them and is indexed or replaced (then
   // `key` is not read again).
+  // Under mu_: the id of the series `key` names, indexed now if new (with `shared`'s labels when given, else
+  // a copy; a known series replaces `shared` with the store's copy and points `key` at it).
+  SeriesId indexed_id(const Labels*& key, std::shared_ptr<const Labels>* shared);
+  // Under mu_: one point of series `id` (labels `key`) into the head and the WAL, or why it is rejected.
+  std::string add_point(SeriesId id, const Labels& key, std::int64_t t_ms, double value);
   std::string append_sorted(const Labels& key, std::shared_ptr<const Labels>* shared, std::int64_t t_ms,
                             double value);
   void replay();
