@@ -60,8 +60,10 @@ python3 - "$here/results/oneshot.json" "$runs" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))["commands"]
 peer = data.get("nvtop")
-print(f"\nOne-shot commands on the simulated incidents node, medians of {sys.argv[2]} runs in turn:")
-print("| command | wall | CPU | wall vs nvtop -s | CPU vs nvtop -s |\n| --- | ---: | ---: | ---: | ---: |")
+print(f"\nOne-shot commands on the simulated incidents node, medians of {sys.argv[2]} runs in turn, and of as many"
+      " back to back (each after its own, as hyperfine runs them):")
+print("| command | wall | CPU | wall vs nvtop -s | CPU vs nvtop -s | back to back: CPU | vs nvtop -s |\n"
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 names = {"status": "gpuwatch status", "status_json": "gpuwatch status --json", "alerts": "gpuwatch alerts",
          "nvtop": "nvtop -s"}
 names.update({"main_" + k: "main's " + v for k, v in list(names.items()) if k != "nvtop"})
@@ -70,7 +72,9 @@ for key, r in data.items():
     ratio = lambda a, b: f"{a / b:.2f}x" if peer and b > 0 else "-"
     rw = ratio(w, peer["median_wall_ms"]) if peer else "-"
     rc = ratio(c, peer["median_cpu_ms"]) if peer else "-"
-    print(f"| {names.get(key, key)} | {w:.1f} ms | {c:.1f} ms | {rw} | {rc} |")
+    b = r["back_to_back_median_cpu_ms"]
+    rb = ratio(b, peer["back_to_back_median_cpu_ms"]) if peer else "-"
+    print(f"| {names.get(key, key)} | {w:.1f} ms | {c:.1f} ms | {rw} | {rc} | {b:.1f} ms | {rb} |")
 # A negative exit status is a signal (status exits 3 on a critical node, which is no failure): a run that did
 # not finish is no figure to compare with.
 for key, r in data.items():

@@ -9,7 +9,8 @@ compares two different moments; this loop compares the same ones.
 Usage: oneshot_times.py RUNS NAME=COMMAND [NAME=COMMAND ...]   (each COMMAND run by /bin/sh -c, its stdout
 to /dev/null; the child's exit status is recorded, not judged: status exits 3 on a critical node)
 Prints one JSON object: {"runs": N, "commands": {NAME: {"wall_ms": [...], "cpu_ms": [...], "median_wall_ms",
-"median_cpu_ms", "exit_codes": [...]}}}.
+"median_cpu_ms", "exit_codes": [...], and the same of RUNS runs back to back: "back_to_back_wall_ms", ...,
+"back_to_back_median_cpu_ms"}}}.
 """
 import json
 import os
@@ -47,9 +48,20 @@ def main():
             results[name]["wall_ms"].append(round(wall, 3))
             results[name]["cpu_ms"].append(round(cpu, 3))
             results[name]["exit_codes"].append(code)
+    # Then each command's runs one after another, as hyperfine times them: every run follows its own, on a
+    # busy CPU with warm caches. Both figures are kept; the rounds in turn are the harder of the two.
+    for name, command in commands:
+        r = results[name]
+        r["back_to_back_wall_ms"], r["back_to_back_cpu_ms"] = [], []
+        for _ in range(runs):
+            wall, cpu, _code = run_once(command)
+            r["back_to_back_wall_ms"].append(round(wall, 3))
+            r["back_to_back_cpu_ms"].append(round(cpu, 3))
     for r in results.values():
         r["median_wall_ms"] = round(statistics.median(r["wall_ms"]), 3)
         r["median_cpu_ms"] = round(statistics.median(r["cpu_ms"]), 3)
+        r["back_to_back_median_wall_ms"] = round(statistics.median(r["back_to_back_wall_ms"]), 3)
+        r["back_to_back_median_cpu_ms"] = round(statistics.median(r["back_to_back_cpu_ms"]), 3)
     print(json.dumps({"runs": runs, "commands": results}, indent=2))
 
 
