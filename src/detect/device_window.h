@@ -103,4 +103,32 @@ class ValueWindow {
   std::int64_t back_t_ = 0;   // the newest point's time
 };
 
+// A window of one point per `resolution_ms`: the mean of the readings in it, stored at the time of its first.
+// Where a decision takes many readings together (a trend over minutes, bins of an hour), a point every few
+// seconds decides as every reading would, for a fraction of the memory at a tick of a second or less: the
+// windows of every GPU process are most of what the detectors hold.
+class CoarseWindow {
+ public:
+  void add(std::int64_t t_ms, double value, std::int64_t span_ms, std::int64_t resolution_ms) {
+    if (!points_.empty() && t_ms <= points_.back().t_ms) return;  // not newer: ignored, as ValueWindow does
+    if (!points_.empty() && t_ms - bucket_start_ms_ < resolution_ms) {
+      sum_ += value;
+      ++count_;
+      points_.set_back_value(sum_ / count_);
+      return;
+    }
+    points_.add(t_ms, value, span_ms);
+    bucket_start_ms_ = t_ms;
+    sum_ = value;
+    count_ = 1;
+  }
+  const ValueWindow& points() const { return points_; }
+
+ private:
+  ValueWindow points_;
+  std::int64_t bucket_start_ms_ = 0;  // the newest point's first reading
+  double sum_ = 0;                    // of the readings in the newest point
+  double count_ = 0;
+};
+
 }  // namespace gpuwatch::detect

@@ -34,33 +34,6 @@ constexpr Tunables<LeakSettings, 4> kLeakTunables = {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-// A process's GPU memory over the window, one point per `resolution`: the mean of the readings in it. The
-// bins' means the decision compares take hundreds of readings each, so a point every few seconds decides as
-// every reading would, for a tenth of the memory at the agent's usual tick of a second.
-class CoarseWindow {
- public:
-  void add(std::int64_t t_ms, double value, std::int64_t span_ms, std::int64_t resolution_ms) {
-    if (!points_.empty() && t_ms <= points_.back().t_ms) return;  // not newer: ignored, as ValueWindow does
-    if (!points_.empty() && t_ms - bucket_start_ms_ < resolution_ms) {
-      sum_ += value;
-      ++count_;
-      points_.set_back_value(sum_ / count_);
-      return;
-    }
-    points_.add(t_ms, value, span_ms);
-    bucket_start_ms_ = t_ms;
-    sum_ = value;
-    count_ = 1;
-  }
-  const ValueWindow& points() const { return points_; }
-
- private:
-  ValueWindow points_;
-  std::int64_t bucket_start_ms_ = 0;  // the newest point's first reading
-  double sum_ = 0;                    // of the readings in the newest point
-  double count_ = 0;
-};
-
 class MemoryLeakDetector final : public Detector {
  public:
   explicit MemoryLeakDetector(LeakSettings s) : s_(s) {}

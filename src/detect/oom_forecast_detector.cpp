@@ -44,8 +44,11 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 struct GpuMemory {
   ValueWindow used;
-  std::map<unsigned, ValueWindow> processes;
+  // Each process's, only to name the one growing fastest: a point every window / kProcessPoints.
+  std::map<unsigned, CoarseWindow> processes;
 };
+
+constexpr std::int64_t kProcessPoints = 120;
 
 class OomForecastDetector final : public Detector {
  public:
@@ -61,11 +64,11 @@ class OomForecastDetector final : public Detector {
       if (!used || total <= 0) continue;
       auto& st = gpus_[d.identity.uuid];
       st.used.add(now, used->value, span);
-      std::map<unsigned, ValueWindow> still_running;
+      std::map<unsigned, CoarseWindow> still_running;
       for (const auto& p : d.processes) {
         if (!p.used_memory_bytes) continue;
         auto& w = st.processes[p.pid];
-        w.add(now, *p.used_memory_bytes, span);
+        w.add(now, *p.used_memory_bytes, span, span / kProcessPoints);
         still_running[p.pid] = std::move(w);
       }
       st.processes = std::move(still_running);
@@ -117,7 +120,7 @@ class OomForecastDetector final : public Detector {
     for (const auto& p : d.processes) {
       auto it = st.processes.find(p.pid);
       if (it == st.processes.end()) continue;
-      const auto slope = it->second.slope_per_second();
+      const auto slope = it->second.points().slope_per_second();
       if (slope && *slope >= 0.5 * gpu_slope && (!best || *slope > best->slope))
         best = Grower{p.pid, p.name, *slope};
     }
