@@ -15,7 +15,7 @@ trap 'exit 130' INT TERM
 wait_ready() {
   local url=$1 pid=$2
   for _ in $(seq 1 150); do
-    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
+    curl -fsSk -o /dev/null "$url" 2>/dev/null && return 0
     kill -0 "$pid" 2>/dev/null || die "the server for $url exited (log: see above)"
     sleep 0.1
   done

@@ -5,8 +5,10 @@
 #   lib/gpuwatch/sim/libnvml-sim.so              the NVML simulator, and libnvidia-ml.so.1 -> libnvml-sim.so, the
 #                                                "one next to gpuwatch" that --sim-scenario loads; never on the
 #                                                library path, where it would shadow the driver's NVML
-#   lib/gpuwatch/gpuwatch-http-server.so         the HTTP server's event loop (libmicrohttpd, GnuTLS), loaded when
-#                                                the agent starts serving
+#   lib/gpuwatch/gpuwatch-http-server.so         the HTTP server's event loop for plain HTTP (Boost.Beast) and basic
+#                                                auth's bcrypt (libcrypt), loaded when the agent starts serving
+#   lib/gpuwatch/gpuwatch-tls-server.so          the event loop for TLS (libmicrohttpd, GnuTLS), loaded only when
+#                                                the server has a certificate
 #   lib/gpuwatch/gpuwatch-kubelet.so             the kubelet module (gRPC, protobuf), loaded only when a
 #                                                pod-resources socket is configured
 #   lib/gpuwatch/gpuwatch-remote-write.so        the remote-write module (protobuf, snappy), loaded only when a
@@ -35,6 +37,7 @@ file(MAKE_DIRECTORY ${GPUWATCH_INSTALL_FILES})
 install(TARGETS gpuwatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS nvml_sim LIBRARY DESTINATION ${GPUWATCH_INSTALL_SIMDIR})
 install(TARGETS gpuwatch_http_server_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
+install(TARGETS gpuwatch_tls_server_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
 install(TARGETS gpuwatch_kubelet_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
 install(TARGETS gpuwatch_remote_write_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
 install(TARGETS gpuwatch_terminal_module LIBRARY DESTINATION ${GPUWATCH_INSTALL_MODULEDIR})
@@ -44,7 +47,7 @@ install(TARGETS gpuwatch_tls_client_module LIBRARY DESTINATION ${GPUWATCH_INSTAL
 install(CODE "
   if(CMAKE_INSTALL_DO_STRIP)
     foreach(file ${CMAKE_INSTALL_BINDIR}/gpuwatch ${GPUWATCH_INSTALL_SIMDIR}/libnvml-sim.so
-                 ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-http-server.so
+                 ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-http-server.so ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-tls-server.so
                  ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-kubelet.so ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-remote-write.so
                  ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-terminal.so ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-calendar.so
                  ${GPUWATCH_INSTALL_MODULEDIR}/gpuwatch-tls-client.so)

@@ -1,10 +1,10 @@
-// The boundary between the HTTP server's logic and its event loop. The event loop (libmicrohttpd, with GnuTLS
-// for TLS and its seven libraries) and basic auth's password check (libxcrypt) are the optional module
-// gpuwatch-http-server.so, loaded when the agent
-// starts serving, so that one-shot commands map none of those libraries (docs/architecture.md, "Optional
-// modules"). Everything else the server does (routes, limits, deadlines, authentication, /metrics) stays in
-// the binary (http_server.cpp) and sees the library only through these two interfaces, which mirror the
-// library's callbacks one for one.
+// The boundary between the HTTP server's logic and its event loop. The event loop is an optional module,
+// loaded when the agent starts serving, so that one-shot commands map none of it (docs/architecture.md,
+// "Optional modules"): gpuwatch-http-server.so serves plain HTTP on Boost.Beast and holds basic auth's
+// password check (libxcrypt); gpuwatch-tls-server.so serves TLS on libmicrohttpd with GnuTLS and its seven
+// libraries, which only a server with a certificate maps. Everything else the server does (routes, limits,
+// deadlines, authentication, /metrics) stays in the binary (http_server.cpp) and sees a loop only through
+// these two interfaces, which mirror libmicrohttpd's callbacks one for one; both loops keep to them.
 #pragma once
 
 #include <cstddef>
@@ -89,15 +89,16 @@ class EventLoop {
   virtual ~EventLoop() = default;
 };
 
-// The module's entry point: a running loop in *out, or *error says why none started. `handler` must outlive
+// Each module's entry point: a running loop in *out, or *error says why none started. `handler` must outlive
 // it.
 using OpenEventLoop = void(const EventLoopSettings& settings, RequestHandler& handler,
                            std::unique_ptr<EventLoop>* out, std::string* error);
-inline constexpr const char* kEventLoopModule = "gpuwatch-http-server.so";
+inline constexpr const char* kEventLoopModule = "gpuwatch-http-server.so";  // plain HTTP
+inline constexpr const char* kTlsEventLoopModule = "gpuwatch-tls-server.so";
 inline constexpr const char* kEventLoopEntry = "gpuwatch_http_server_open_v1";
 
-// The module's second entry point: whether `password` matches the bcrypt (or any crypt(3)) `hash`, through
-// libxcrypt (basic auth, http/basic_auth.h).
+// gpuwatch-http-server.so's second entry point: whether `password` matches the bcrypt (or any crypt(3))
+// `hash`, through libxcrypt (basic auth, http/basic_auth.h).
 using PasswordMatches = bool(const std::string& password, const std::string& hash);
 inline constexpr const char* kPasswordEntry = "gpuwatch_http_password_matches_v1";
 

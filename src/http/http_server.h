@@ -2,8 +2,9 @@
 // /api/v1/gpus (JSON), an index at /endpoints, and the routes other parts add (HttpServerOptions::routes).
 // Handlers read only the latest snapshot, never a device, so a hung driver call cannot hang a scrape.
 //
-// The server is event-driven (libmicrohttpd, in the module gpuwatch-http-server.so loaded by start(), so that
-// a process that never serves maps none of it): a slow or idle client holds a connection, not a thread. The
+// The server is event-driven (Boost.Beast for plain HTTP in the module gpuwatch-http-server.so, libmicrohttpd
+// and GnuTLS for TLS in gpuwatch-tls-server.so, loaded by start(), so that a process that never serves maps
+// none of it): a slow or idle client holds a connection, not a thread. The
 // built-in routes are answered on the event threads at once; the added routes run on a small bounded worker
 // pool, so a slow query never delays a scrape, and when the pool's queue is full they are answered 503 at
 // once. Deadlines and limits (HttpServerOptions) bound what one client can make the server wait for or hold.
@@ -58,9 +59,11 @@ struct HttpServerOptions {
   // TLS, mutual TLS and basic auth from a web configuration file (http/web_config.h); plain HTTP for anyone
   // when absent.
   std::optional<WebConfig> web;
-  // The event loop's module (http/event_loop.h); "" finds it as every optional module is found
-  // (core/optional_module.h). Without it start() throws, saying module_missing and why.
+  // The event loop's modules (http/event_loop.h): plain HTTP's (which also checks basic auth's passwords) and
+  // TLS's; "" finds each as every optional module is found (core/optional_module.h). Without the one it needs
+  // start() throws, saying module_missing and why.
   std::string module_path;
+  std::string tls_module_path;
 };
 
 class HttpServer {

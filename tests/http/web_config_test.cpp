@@ -3,7 +3,10 @@
 // basic auth (hashes made with libxcrypt, as htpasswd -B makes them).
 #include <gtest/gtest.h>
 #include <httplib.h>
+
+#include <fstream>
 #include <memory>
+#include <string>
 
 #include "http/basic_auth.h"
 #include "http/http_server.h"
@@ -52,6 +55,39 @@ TEST(WebConfig, TlsServesHttpsWithTheGivenCertificate) {
   plain.set_read_timeout(2);
   const auto refused = plain.Get("/healthz");
   EXPECT_TRUE(!refused || refused->status != 200);  // plain HTTP on a TLS port gets nothing useful
+}
+
+// Which libraries the process has mapped, from /proc/self/maps: one line per mapping, the path last.
+bool maps_library(const std::string& name) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find(name) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// A plain-HTTP server (basic auth too) serves from Beast's loop and maps no TLS library; only a server with a
+// certificate loads the TLS loop, and GnuTLS with it. One process, in this order: nothing else loads GnuTLS.
+TEST(WebConfig, OnlyAServerWithACertificateMapsGnuTls) {
+  Dir d;
+  d.write("auth.yml", "basic_auth_users:\n  alice: " + bcrypt("secret") + "\n");
+  {
+    ServerWith plain(d.file("auth.yml"));
+    httplib::Client client("127.0.0.1", plain.port());
+    client.set_basic_auth("alice", "secret");
+    ASSERT_EQ(client.Get("/healthz")->status, 200);
+    EXPECT_TRUE(maps_library("gpuwatch-http-server.so"));
+    EXPECT_FALSE(maps_library("gpuwatch-tls-server.so"));
+    EXPECT_FALSE(maps_library("libgnutls"));
+    EXPECT_FALSE(maps_library("libmicrohttpd"));
+  }
+  make_ca(d, "ca");
+  make_signed(d, "ca", "server", "IP:127.0.0.1");
+  d.write("web.yml", "tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n");
+  ServerWith tls(d.file("web.yml"));
+  EXPECT_TRUE(maps_library("gpuwatch-tls-server.so"));
+  EXPECT_TRUE(maps_library("libgnutls"));
 }
 
 TEST(WebConfig, MutualTlsRefusesClientsWithoutACertificateFromTheClientCa) {

@@ -37,8 +37,11 @@ CONFIG = "etc/gpuwatch/gpuwatch.yaml"
 SIM_DIR = "usr/lib/gpuwatch/sim"
 # The kubelet source's gRPC client, loaded only when a pod-resources socket is configured.
 KUBELET_MODULE = "usr/lib/gpuwatch/gpuwatch-kubelet.so"
-# The HTTP server's event loop (libmicrohttpd, GnuTLS), loaded when the agent starts serving.
+# The HTTP server's event loop for plain HTTP (Boost.Beast, compiled in) and basic auth's bcrypt (libcrypt),
+# loaded when the agent starts serving.
 HTTP_SERVER_MODULE = "usr/lib/gpuwatch/gpuwatch-http-server.so"
+# The event loop for TLS (libmicrohttpd, GnuTLS), loaded only by a server with a certificate.
+TLS_SERVER_MODULE = "usr/lib/gpuwatch/gpuwatch-tls-server.so"
 # Remote write's protobuf and snappy, loaded only when a receiver is configured.
 REMOTE_WRITE_MODULE = "usr/lib/gpuwatch/gpuwatch-remote-write.so"
 # top's ncurses terminal, loaded by `gpuwatch top` only.
@@ -131,6 +134,7 @@ def expected_files():
         f"{SIM_DIR}/libnvml-sim.so",
         f"{SIM_DIR}/libnvidia-ml.so.1",
         HTTP_SERVER_MODULE,
+        TLS_SERVER_MODULE,
         KUBELET_MODULE,
         REMOTE_WRITE_MODULE,
         TERMINAL_MODULE,
@@ -181,6 +185,11 @@ def deb_contents():
                                                  "libncurses", "libtinfo", "libssl", "libcrypto", "libcpp-httplib",
                                                  "libbrotli", "libmicrohttpd", "libgnutls", "libcrypt."))]
     check(needed and not heavy, f"usr/bin/gpuwatch links the optional modules' libraries: {heavy}")
+    # Plain HTTP's event loop maps no TLS library: only the TLS loop's module links GnuTLS.
+    plain = os.path.join(root(), HTTP_SERVER_MODULE)
+    plain_needed = re.findall(r"\(NEEDED\).*\[(.*)\]", run_ok(["readelf", "-d", plain], "readelf -d").stdout)
+    tls_libs = [n for n in plain_needed if n.startswith(("libmicrohttpd", "libgnutls", "libssl", "libcrypto"))]
+    check(plain_needed and not tls_libs, f"{HTTP_SERVER_MODULE} links TLS libraries: {tls_libs}")
     unexpected = [n for n in files if not n.startswith(("usr/", "etc/gpuwatch/"))]
     check(not unexpected, f"files outside /usr and /etc/gpuwatch: {unexpected}")
 
@@ -430,7 +439,7 @@ def make_install():
     install_into(dest, "/usr/local")
     tree = os.path.join(dest, "usr/local")
     for f in ("bin/gpuwatch", "lib/gpuwatch/sim/libnvidia-ml.so.1", "lib/gpuwatch/gpuwatch-http-server.so",
-              "lib/gpuwatch/gpuwatch-kubelet.so",
+              "lib/gpuwatch/gpuwatch-tls-server.so", "lib/gpuwatch/gpuwatch-kubelet.so",
               "lib/gpuwatch/gpuwatch-remote-write.so", "lib/gpuwatch/gpuwatch-terminal.so",
               "lib/gpuwatch/gpuwatch-calendar.so", "lib/gpuwatch/gpuwatch-tls-client.so",
               "lib/systemd/system/gpuwatch.service",
