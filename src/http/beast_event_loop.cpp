@@ -8,6 +8,11 @@
 // time: the request line's first bytes, the headers (at most `memory_limit` bytes, else 431), then the body
 // in pieces, each handed to the handler as it arrives; it reads nothing while the handler has it suspended,
 // and reads the next request (kept alive, or pipelined) only once the reply is written.
+//
+// Reads have no timer of their own: the server's deadlines (http/connection_deadlines.h) bound the headers,
+// the body and the wait between requests, and cut the socket when one is over, which ends the read. A timer
+// armed and cancelled around every read would cost each request a few system calls. Writes, which no deadline
+// watches (a client that stops reading its reply), end after `idle_seconds`.
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -278,7 +283,7 @@ void Connection::finish() {
 // they start its header deadline.
 void Connection::read_request() {
   if (buffer_.size() > 0) return read_headers();
-  stream_.expires_after(std::chrono::seconds(loop_.settings().idle_seconds));
+  stream_.expires_never();  // reads are bounded by the server's deadlines (see the top of this file)
   stream_.async_read_some(
       buffer_.prepare(4096),
       [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_first_bytes(ec, n); });
@@ -298,7 +303,7 @@ void Connection::read_headers() {
   // The handler counts a body against its own limits. No limit here: not boost::none, which Boost 1.74's
   // parser compares as smaller than any Content-Length.
   parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
-  stream_.expires_after(std::chrono::seconds(loop_.settings().idle_seconds));
+  stream_.expires_never();  // reads are bounded by the server's deadlines (see the top of this file)
   beast::http::async_read_header(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_headers(ec); });
@@ -368,7 +373,7 @@ void Connection::read_body() {
   auto& body = parser_->get().body();
   body.data = piece_.data();
   body.size = piece_.size();
-  stream_.expires_after(std::chrono::seconds(loop_.settings().idle_seconds));
+  stream_.expires_never();  // reads are bounded by the server's deadlines (see the top of this file)
   beast::http::async_read_some(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
@@ -445,9 +450,11 @@ void Connection::on_written(beast::error_code ec) {
   if (close_after_) return linger();
   parser_.reset();
   // A kept-alive connection holds only what its next request needs: not the room a large one took.
-  piece_.clear();
-  piece_.shrink_to_fit();
-  if (buffer_.size() == 0) buffer_.shrink_to_fit();
+  if (piece_.capacity() > 0) {
+    piece_.clear();
+    piece_.shrink_to_fit();
+  }
+  if (buffer_.size() == 0 && buffer_.capacity() > 64 * 1024) buffer_.shrink_to_fit();
   read_request();
 }
 

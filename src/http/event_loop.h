@@ -76,7 +76,8 @@ struct EventLoopSettings {
       -1;  // bound and listening; the loop closes it when it stops (after a successful start only)
   unsigned threads = 1;
   unsigned connection_limit = 0;
-  unsigned idle_seconds = 60;
+  unsigned idle_seconds =
+      60;  // libmicrohttpd's: any inactivity; Beast's: a reply's write (reads: the deadlines)
   std::size_t memory_limit = 0;  // per connection, for the request line and headers
   const WebConfig* tls =
       nullptr;  // TLS when set and tls->tls(); client certificates asked for with a client CA
