@@ -293,6 +293,50 @@ TEST_F(LimitsTest, KeptAliveConnectionServesRequestAfterRequest) {
   }
 }
 
+// Requests sent together on one connection are answered each in turn, in the order sent.
+TEST_F(LimitsTest, PipelinedRequestsAreAnsweredInOrder) {
+  start(HttpServerOptions{});
+  RawClient client(server_->port());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(
+      client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "POST /api/v1/echo?query=abc HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody"
+                  "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string first = client.read_reply(milliseconds(3000));
+  EXPECT_EQ(reply_status(first), 200) << first;
+  EXPECT_EQ(reply_body(first), "ok\n");
+  const std::string second = client.read_reply(milliseconds(3000));
+  EXPECT_EQ(reply_status(second), 200) << second;
+  EXPECT_EQ(reply_body(second), "3 abc 4");
+  const std::string third = client.read_reply(milliseconds(3000));
+  EXPECT_EQ(reply_status(third), 404) << third;
+}
+
+// A client that asks before sending its body (curl does for large uploads) is told to go on, then answered.
+TEST_F(LimitsTest, ExpectContinueIsAnsweredBeforeTheBody) {
+  start(HttpServerOptions{});
+  RawClient client(server_->port());
+  ASSERT_TRUE(client.connected());
+  ASSERT_TRUE(client.send(
+      "POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"));
+  const std::string go_on = client.read_reply(milliseconds(3000));
+  ASSERT_EQ(reply_status(go_on), 100) << go_on;
+  ASSERT_TRUE(client.send("hello"));
+  const std::string reply = client.read_reply(milliseconds(3000));
+  EXPECT_EQ(reply_status(reply), 200) << reply;
+  EXPECT_EQ(reply_body(reply), "0  5");
+}
+
+// HEAD is answered with GET's headers, its Content-Length among them, and no body.
+TEST_F(LimitsTest, HeadAnswersTheHeadersWithoutTheBody) {
+  start(HttpServerOptions{});
+  const std::string reply =
+      exchange("HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", milliseconds(1000));
+  EXPECT_EQ(reply_status(reply), 200) << reply;
+  EXPECT_NE(reply.find("Content-Length: 3\r\n"), std::string::npos) << reply;
+  EXPECT_EQ(reply_body(reply), "") << reply;
+}
+
 TEST_F(LimitsTest, LongQueryUrisAndFormBodiesReachTheRoute) {
   start(HttpServerOptions{});
   httplib::Client client("127.0.0.1", server_->port());
