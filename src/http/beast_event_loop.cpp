@@ -4,10 +4,11 @@
 // connection's life to RequestHandler's callbacks, one for one, and decides nothing itself: what the server
 // answers, and when it refuses, is http_server.cpp's.
 //
-// Each connection's handlers run on its own strand, on `threads` threads. A connection reads one request at a
-// time: the request line's first bytes, the headers (at most `memory_limit` bytes, else 431), then the body
-// in pieces, each handed to the handler as it arrives; it reads nothing while the handler has it suspended,
-// and reads the next request (kept alive, or pipelined) only once the reply is written.
+// Each of `threads` threads runs its own connections (http/event_loop.h's settings), one handler at a time. A
+// connection reads one request at a time: the request line's first bytes, the headers (at most `memory_limit`
+// bytes, else 431), then the body in pieces, each handed to the handler as it arrives; it reads nothing while
+// the handler has it suspended, and reads the next request (kept alive, or pipelined) only once the reply is
+// written.
 //
 // Reads have no timer of their own: the server's deadlines (http/connection_deadlines.h) bound the headers,
 // the body and the wait between requests, and cut the socket when one is over, which ends the read. A timer
@@ -20,7 +21,6 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -71,6 +71,12 @@ bool has_token(beast::string_view list, beast::string_view token) {
   return beast::http::token_list(list).exists(token);
 }
 
+// The completion condition of a reply's write: all of it, in one system call where the socket takes it
+// (Asio's own sends 64 KiB a call: two for a /metrics body).
+std::size_t all_at_once(const beast::error_code& ec, std::size_t) {
+  return ec ? 0 : std::numeric_limits<std::size_t>::max();
+}
+
 // A status that carries no body and no Content-Length (RFC 9110 6.4.1).
 bool bodiless(int status) {
   return status < 200 || status == 204 || status == 304;
@@ -87,7 +93,7 @@ class Connection final : public ServerConnection, public std::enable_shared_from
   // The connection's end: the handler hears of its request (if one is open) and of the close, once.
   void finish();
 
-  // ServerConnection, during a handler's call on this connection's strand.
+  // ServerConnection, during a handler's call on this connection's thread.
   std::optional<std::string_view> header(std::string_view name) const override {
     const auto& fields = parser_->get();
     const auto it = fields.find(beast::string_view(name.data(), name.size()));
@@ -179,18 +185,20 @@ class Connection final : public ServerConnection, public std::enable_shared_from
 class Loop final : public EventLoop {
  public:
   Loop(const EventLoopSettings& settings, RequestHandler& handler)
-      : settings_(settings), handler_(handler), context_(static_cast<int>(std::max(1U, settings.threads))) {}
+      : settings_(settings), handler_(handler), contexts_(one_per_thread(settings.threads)) {}
 
   // Takes the listening socket (closed by the destructor from then on) and starts the threads.
   void start(tcp protocol) {
     acceptor_.assign(protocol, settings_.listen_fd);
     accept();
-    const unsigned n = std::max(1U, settings_.threads);
-    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([this] { context_.run(); });
+    for (auto& context : contexts_) {
+      // A context with no connection yet still runs: it waits for the first one accepted onto it.
+      threads_.emplace_back([&context = *context, work = asio::make_work_guard(*context)] { context.run(); });
+    }
   }
 
   ~Loop() override {
-    context_.stop();
+    for (auto& context : contexts_) context->stop();
     for (std::thread& t : threads_) t.join();
     beast::error_code ignored;
     acceptor_.close(ignored);
@@ -213,8 +221,19 @@ class Loop final : public EventLoop {
   }
 
  private:
+  // Each thread runs a context of its own, and a connection lives on one, given in turn at accept: its
+  // handlers never run at once, with no strand to pass through and no other thread to wake.
+  static std::vector<std::unique_ptr<asio::io_context>> one_per_thread(unsigned threads) {
+    std::vector<std::unique_ptr<asio::io_context>> contexts;
+    for (unsigned i = 0; i < std::max(1U, threads); ++i)
+      contexts.push_back(std::make_unique<asio::io_context>(1));
+    return contexts;
+  }
+
   void accept() {
-    acceptor_.async_accept(asio::make_strand(context_), [this](beast::error_code ec, tcp::socket socket) {
+    asio::io_context& next = *contexts_[next_context_];
+    next_context_ = (next_context_ + 1) % contexts_.size();
+    acceptor_.async_accept(next, [this](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted) return;
       if (ec) {
         // Out of descriptors, say: try again shortly rather than spin.
@@ -250,9 +269,10 @@ class Loop final : public EventLoop {
 
   const EventLoopSettings settings_;
   RequestHandler& handler_;
-  asio::io_context context_;
-  tcp::acceptor acceptor_{context_};
-  asio::steady_timer retry_{context_};
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;  // before what is made on the first of them
+  std::size_t next_context_ = 0;                             // the accepting thread's only
+  tcp::acceptor acceptor_{*contexts_.front()};
+  asio::steady_timer retry_{*contexts_.front()};
   std::mutex mu_;
   std::unordered_map<Connection*, std::shared_ptr<Connection>> open_;
   std::vector<std::thread> threads_;
@@ -438,7 +458,7 @@ void Connection::write_reply() {
   std::array<asio::const_buffer, 2> buffers{asio::buffer(r.head), asio::const_buffer()};
   if (r.body && method_ != "HEAD" && !bodiless(r.status)) buffers[1] = asio::buffer(*r.body);
   stream_.expires_after(std::chrono::seconds(loop_.settings().idle_seconds));
-  asio::async_write(stream_, buffers,
+  asio::async_write(stream_, buffers, all_at_once,
                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_written(ec); });
 }
 
@@ -467,11 +487,12 @@ void Connection::refuse(int status, std::string_view why) {
   r.head += "Connection: close\r\n\r\n";
   std::array<asio::const_buffer, 2> buffers{asio::buffer(r.head), asio::buffer(*r.body)};
   stream_.expires_after(std::chrono::seconds(loop_.settings().idle_seconds));
-  asio::async_write(stream_, buffers, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->pending_.reset();
-    if (ec) return self->finish();
-    self->linger();
-  });
+  asio::async_write(stream_, buffers, all_at_once,
+                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                      self->pending_.reset();
+                      if (ec) return self->finish();
+                      self->linger();
+                    });
 }
 
 void Connection::linger() {
