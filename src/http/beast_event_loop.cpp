@@ -45,12 +45,14 @@ namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 using Parser = beast::http::request_parser<beast::http::buffer_body>;
 
-constexpr std::size_t kBodyPiece = 16 * 1024;
+constexpr std::size_t kBodyPiece = std::size_t{16} * 1024;
+// What a kept-alive connection's read buffer may keep between requests.
+constexpr std::size_t kKeptBuffer = std::size_t{64} * 1024;
 // After a reply that ends the connection with the request's body unread, what is still sent is read and
 // dropped for this long (or this much) before the socket closes: closing with unread bytes would reset the
 // connection, and the client could lose the reply.
 constexpr auto kLingerTime = std::chrono::seconds(2);
-constexpr std::size_t kLingerBytes = 1024 * 1024;
+constexpr std::size_t kLingerBytes = std::size_t{1024} * 1024;
 
 // RFC 9110's IMF-fixdate, without the locale strftime would use.
 std::string http_date(std::time_t now) {
@@ -474,7 +476,7 @@ void Connection::on_written(beast::error_code ec) {
     piece_.clear();
     piece_.shrink_to_fit();
   }
-  if (buffer_.size() == 0 && buffer_.capacity() > 64 * 1024) buffer_.shrink_to_fit();
+  if (buffer_.size() == 0 && buffer_.capacity() > kKeptBuffer) buffer_.shrink_to_fit();
   read_request();
 }
 
@@ -501,7 +503,7 @@ void Connection::linger() {
   buffer_.clear();
   stream_.expires_after(kLingerTime);
   stream_.async_read_some(
-      buffer_.prepare(16 * 1024),
+      buffer_.prepare(kBodyPiece),
       [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_lingered(ec, n); });
 }
 
@@ -509,7 +511,7 @@ void Connection::on_lingered(beast::error_code ec, std::size_t n) {
   lingered_ += n;
   if (ec || lingered_ > kLingerBytes) return finish();
   stream_.async_read_some(
-      buffer_.prepare(16 * 1024),
+      buffer_.prepare(kBodyPiece),
       [self = shared_from_this()](beast::error_code e, std::size_t m) { self->on_lingered(e, m); });
 }
 
