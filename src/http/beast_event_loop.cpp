@@ -167,8 +167,7 @@ class Connection final : public ServerConnection, public std::enable_shared_from
   Loop& loop_;
   beast::tcp_stream stream_;
   const std::string client_;
-  void* context_ = nullptr;
-  bool opened_ = false;
+  void* context_ = nullptr;  // what connection_opened returned: start() runs before anything else
   bool finished_ = false;
   beast::flat_buffer buffer_;
   std::optional<Parser> parser_;  // the request being read, from its headers to its reply
@@ -282,7 +281,6 @@ class Loop final : public EventLoop {
 
 void Connection::start() {
   context_ = loop_.handler().connection_opened(stream_.socket().native_handle(), client_);
-  opened_ = true;
   read_request();
 }
 
@@ -295,7 +293,7 @@ void Connection::finish() {
     handler.completed(context_, &request_state_);
   }
   // Told before the socket closes: the server's deadlines watch the descriptor until then.
-  if (opened_) handler.connection_closed(context_);
+  handler.connection_closed(context_);
   beast::error_code ignored;
   stream_.socket().close(ignored);
   loop_.forget(this);  // may drop the last reference but one: the caller's handler still holds it
@@ -466,8 +464,10 @@ void Connection::write_reply() {
 
 void Connection::on_written(beast::error_code ec) {
   pending_.reset();
-  request_open_ = false;
-  loop_.handler().completed(context_, &request_state_);
+  if (request_open_) {  // not for a refusal, whose request the handler never saw
+    request_open_ = false;
+    loop_.handler().completed(context_, &request_state_);
+  }
   if (ec) return finish();
   if (close_after_) return linger();
   parser_.reset();
@@ -482,19 +482,10 @@ void Connection::on_written(beast::error_code ec) {
 
 void Connection::refuse(int status, std::string_view why) {
   close_after_ = true;
-  method_.clear();
-  const std::string text = std::string(why) + "\n";
-  reply(status, std::make_shared<const std::string>(text), {{"Content-Type", "text/plain; charset=utf-8"}});
-  PendingReply& r = *pending_;
-  r.head += "Connection: close\r\n\r\n";
-  std::array<asio::const_buffer, 2> buffers{asio::buffer(r.head), asio::buffer(*r.body)};
-  stream_.expires_after(std::chrono::seconds(loop_.settings().idle_seconds));
-  asio::async_write(stream_, buffers, all_at_once,
-                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                      self->pending_.reset();
-                      if (ec) return self->finish();
-                      self->linger();
-                    });
+  method_.clear();  // whatever the request line said: the refusal has its body
+  reply(status, std::make_shared<const std::string>(std::string(why) + "\n"),
+        {{"Content-Type", "text/plain; charset=utf-8"}});
+  write_reply();
 }
 
 void Connection::linger() {

@@ -448,14 +448,22 @@ void HttpServer::start(BoundListener bound) {
   // ourselves, to answer 431 and count it) and for the reply's headers.
   settings.memory_limit = options_.max_header_bytes * 2 + 64 * 1024;
   settings.tls = options_.web ? &*options_.web : nullptr;
-  const bool tls = settings.tls != nullptr && settings.tls->tls();
+  // The loop's module: TLS's only for a server with a certificate.
+  struct LoopModule {
+    const std::string& path;
+    const char* file_name;
+    const char* feature;
+  };
+  const LoopModule module =
+      settings.tls != nullptr && settings.tls->tls()
+          ? LoopModule{options_.tls_module_path, http::kTlsEventLoopModule, "HTTPS server"}
+          : LoopModule{options_.module_path, http::kEventLoopModule, "HTTP server"};
   std::unique_ptr<Impl> impl;
   try {
     impl = std::make_unique<Impl>(options_, *this);
     impl->loop = make_with_module<http::EventLoop, std::runtime_error, http::OpenEventLoop>(
-        tls ? options_.tls_module_path : options_.module_path,
-        tls ? http::kTlsEventLoopModule : http::kEventLoopModule, http::kEventLoopEntry,
-        tls ? "HTTPS server" : "HTTP server", settings, static_cast<http::RequestHandler&>(*impl));
+        module.path, module.file_name, http::kEventLoopEntry, module.feature, settings,
+        static_cast<http::RequestHandler&>(*impl));
   } catch (const std::runtime_error& e) {
     throw std::runtime_error("the server on " + options_.listen + " cannot start: " + e.what());
   }
