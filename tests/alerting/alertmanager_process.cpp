@@ -12,18 +12,6 @@
 
 namespace gpuwatch::alerting::testing {
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 AlertmanagerProcess::AlertmanagerProcess(const std::string& dir, const std::string& webhook_url)
     : dir_(dir), port_(free_port()) {
   std::ofstream(dir_ + "/alertmanager.yml") << R"(route:

@@ -12,8 +12,7 @@
 
 namespace gpuwatch::alerting::testing {
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int free_port();
+using test::free_port;
 
 class AlertmanagerProcess {
  public:

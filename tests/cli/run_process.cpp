@@ -1,12 +1,16 @@
 #include "run_process.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -150,6 +154,29 @@ AgentListening wait_for_listening(BackgroundProcess& agent, std::chrono::millise
     if ((out.exit_code = agent.wait_exit(std::chrono::milliseconds(20)))) return out;
   }
   return out;
+}
+
+int free_port() {
+  // The ephemeral range's lower end (32768 by default); ports are drawn from the 12,000 below it.
+  int ephemeral_low = 32768;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low;
+  const int high = std::max(ephemeral_low - 1, 2048);
+  const int low = std::max(high - 12000, 1024);
+  std::mt19937 draw(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
+  std::uniform_int_distribution<int> port_in(low, high);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = port_in(draw);
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) break;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    const bool bound = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    if (bound) return port;
+  }
+  throw std::runtime_error("cannot find a free port on 127.0.0.1");
 }
 
 }  // namespace gpuwatch::test

@@ -62,4 +62,10 @@ AgentListening wait_for_listening(BackgroundProcess& agent, std::chrono::millise
 // Waits until the process's stderr holds `text` (true), or the limit passes (false).
 bool wait_for_log(BackgroundProcess& process, const std::string& text, std::chrono::milliseconds limit);
 
+// A TCP port on 127.0.0.1 that was free a moment ago, for a server that must listen on a port known before it
+// starts (a scrape target named in a config, an agent restarted on the same port). It is drawn below the
+// kernel's ephemeral range, so no outgoing connection of a test running beside can take it in the meantime,
+// as one did to a port the kernel handed out for bind(0).
+int free_port();
+
 }  // namespace gpuwatch::test

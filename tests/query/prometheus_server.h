@@ -36,7 +36,4 @@ class PrometheusServer {
   std::unique_ptr<BackgroundProcess> process_;
 };
 
-// A loopback TCP port that was free a moment ago.
-int free_port();
-
 }  // namespace gpuwatch::test
