@@ -2,9 +2,13 @@
 // so that a committed transaction is durable). Tables:
 //   meta(key, value)                      clock domain, format version
 //   series(id, labels)                    labels as encode_labels writes them
-//   blocks(id, series_id, min_t, max_t, count, resolution_ms, data)
+//   blocks(id, series_id, min_t, max_t, count, resolution_ms, data, time_id)
 //                                         one encoded block (chunk_codec) per row, never rewritten
 //                                         (downsampling replaces raw rows by one-a-minute rows)
+//   time_columns(id, min_t, max_t, count, checksum, data)
+//                                         timestamps stored apart (time_column.h), one row for every
+//                                         block that carries them (blocks.time_id; 0: inline); deleted
+//                                         with the last such block
 // Not thread-safe: one connection per thread; the store keeps one for writing and one for reading.
 #pragma once
 
@@ -29,6 +33,9 @@ struct SealedBlock {
   std::uint32_t count = 0;
   std::int64_t resolution_ms = 0;  // 0: raw samples; 60000: a downsampled (one point a minute) block
   std::vector<std::uint8_t> data;
+  // Its time column when the block keeps its timestamps apart (encode_time_column), else empty: stored once
+  // for every block of a transaction or of the store with the same bytes.
+  std::vector<std::uint8_t> times;
 };
 
 // Which block a row holds: its id, series, time range and sample count (a row id alone may be reused after a
@@ -45,12 +52,17 @@ struct BlockKey {
 struct StoredBlock {
   BlockKey key;
   std::vector<std::uint8_t> data;
+  std::int64_t time_id = 0;         // its time column's row; 0 when its timestamps are inline
+  std::vector<std::uint8_t> times;  // that row's bytes; empty when inline or when the row is missing
 };
 
 struct BlockRow {
   BlockKey key;
-  std::span<const std::uint8_t> data;  // valid during the callback only
+  std::span<const std::uint8_t> data;   // valid during the callback only
+  std::int64_t time_id = 0;             // as StoredBlock's
+  std::span<const std::uint8_t> times;  // as StoredBlock's, valid during the callback only
 };
+StoredBlock copy_of(const BlockRow& row);
 
 // A series whose blocks may be coded against another's (reference_pairs.h): retention and downsampling take
 // a reference block and the blocks coded against it together (block_reference.h).

@@ -15,7 +15,8 @@ void ReferenceColumns::load(SameRangeBlock& blocks, SeriesId reference,
   std::string damaged;
   const bool found = blocks.read(reference, key, [&](const BlockRow& row) {
     try {
-      decoder.decode_into(row.data, timestamps_ms_, values_);
+      decoder.decode_into(row.data, timestamps_ms_, values_, {},
+                          time_columns_.timestamps(row.time_id, row.times));
     } catch (const CodecError& e) {
       damaged = coded_against() + ", whose block " + std::to_string(row.key.row) + " is damaged: " + e.what();
     }

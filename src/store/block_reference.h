@@ -14,6 +14,7 @@
 #include "store/block_db.h"
 #include "store/chunk_codec.h"
 #include "store/head_block.h"
+#include "store/time_column.h"
 
 namespace gpuwatch::store {
 
@@ -32,6 +33,7 @@ class ReferenceColumns {
  private:
   std::vector<std::int64_t> timestamps_ms_;
   std::vector<double> values_;
+  TimeColumnCache time_columns_;  // a reference block's timestamps may be stored apart too
 };
 
 }  // namespace gpuwatch::store

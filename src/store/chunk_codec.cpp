@@ -1,6 +1,5 @@
 #include "store/chunk_codec.h"
 
-#include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -9,7 +8,9 @@
 #include <string>
 
 #include "store/byte_io.h"
+#include "store/crc32.h"
 #include "store/int_column.h"
+#include "store/time_column.h"
 
 namespace gpuwatch::store {
 namespace {
@@ -17,6 +18,9 @@ namespace {
 constexpr std::uint8_t kMagic[3] = {'G', 'W', 'C'};
 constexpr std::uint8_t kFlagZstd = 0x01;
 constexpr std::uint8_t kFlagReference = 0x02;
+constexpr std::uint8_t kFlagTimesApart = 0x04;  // version 3: the payload holds no time column
+// A block is written at the oldest version that can hold it: older readers keep reading inline-time blocks.
+constexpr std::uint8_t kInlineTimesVersion = 2;
 constexpr std::size_t kChecksumBytes = 4;
 constexpr std::size_t kMinBlockBytes = 3 + 1 + 1 + 1 + 4 + kChecksumBytes;
 constexpr std::size_t kSmallestPayloadWorthZstd = 32;
@@ -25,11 +29,6 @@ constexpr std::size_t kSmallestPayloadWorthZstd = 32;
 // which bounds what a decoder allocates for a header's claim.
 std::size_t max_raw_payload(std::size_t samples) {
   return 64 + 48 * samples;
-}
-
-std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  return static_cast<std::uint32_t>(crc32(crc, bytes.data(), static_cast<uInt>(bytes.size())));
 }
 
 std::string hex32(std::uint32_t v) {
@@ -70,7 +69,9 @@ Header read_header(std::span<const std::uint8_t> block) {
            std::to_string(kOldestBlockFormatVersion) + " to " + std::to_string(kBlockFormatVersion) + ")");
   }
   const std::uint8_t flags = r.u8("flags");
-  if ((flags & ~(kFlagZstd | kFlagReference)) != 0) r.fail("unknown flags " + std::to_string(flags));
+  if ((flags & ~(kFlagZstd | kFlagReference | kFlagTimesApart)) != 0 ||
+      ((flags & kFlagTimesApart) != 0 && version < 3))
+    r.fail("unknown flags " + std::to_string(flags));
   const std::uint8_t encoding = r.u8("value encoding");
   if (encoding > static_cast<std::uint8_t>(ValueEncoding::kXor)) {
     r.fail("unknown value encoding " + std::to_string(encoding));
@@ -79,6 +80,7 @@ Header read_header(std::span<const std::uint8_t> block) {
   h.info.values = static_cast<ValueEncoding>(encoding);
   h.info.zstd = (flags & kFlagZstd) != 0;
   h.info.needs_reference = (flags & kFlagReference) != 0;
+  h.info.times_apart = (flags & kFlagTimesApart) != 0;
   const std::uint64_t samples = r.varint("sample count");
   if (samples == 0 || samples > kMaxBlockSamples) {
     r.fail("sample count " + std::to_string(samples) + " outside 1.." + std::to_string(kMaxBlockSamples));
@@ -112,17 +114,7 @@ void check_input(std::span<const std::int64_t> t, std::span<const double> v) {
     throw CodecError("block input has " + std::to_string(t.size()) + " timestamps but " +
                      std::to_string(v.size()) + " values");
   }
-  if (t.empty()) throw CodecError("a block needs at least one sample");
-  if (t.size() > kMaxBlockSamples) {
-    throw CodecError("block of " + std::to_string(t.size()) + " samples exceeds the maximum of " +
-                     std::to_string(kMaxBlockSamples));
-  }
-  for (std::size_t i = 1; i < t.size(); ++i) {
-    if (t[i] <= t[i - 1]) {
-      throw CodecError("timestamps must be strictly increasing: sample " + std::to_string(i) + " has " +
-                       std::to_string(t[i]) + " ms after " + std::to_string(t[i - 1]) + " ms");
-    }
-  }
+  check_timestamps(t);
 }
 
 }  // namespace
@@ -142,7 +134,7 @@ ValueEncoding BlockEncoder::encode_payload(std::span<const std::int64_t> dod, st
                                            ValueContext& context) {
   raw.clear();
   ByteWriter payload(raw);
-  encode_int_column(dod, payload, packing);
+  if (!times_apart_) encode_int_column(dod, payload, packing);
   context.used_reference = false;
   return encode_values(values, payload, packing, context);
 }
@@ -171,7 +163,7 @@ BlockEncoder::BlockEncoder(BlockEncoder&&) noexcept = default;
 BlockEncoder& BlockEncoder::operator=(BlockEncoder&&) noexcept = default;
 
 std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, std::span<const double> v,
-                                               SeriesReference reference) {
+                                               SeriesReference reference, bool times_apart) {
   check_input(t, v);
   ValueContext context;
   context.timestamps_ms = t;
@@ -181,14 +173,9 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
   }
   const std::size_t n = t.size();
 
-  // Time column: first delta, then deltas of deltas. Unsigned arithmetic keeps any int64 range exact.
-  std::vector<std::int64_t> dod(n - 1);
-  std::uint64_t prev_delta = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    const std::uint64_t delta = static_cast<std::uint64_t>(t[i]) - static_cast<std::uint64_t>(t[i - 1]);
-    dod[i - 1] = static_cast<std::int64_t>(delta - prev_delta);
-    prev_delta = delta;
-  }
+  times_apart_ = times_apart;
+  std::vector<std::int64_t> dod;
+  if (!times_apart) deltas_of_deltas(t, dod);
   // Varint payload (zstd-compressed when that pays), then an entropy-coded one; keep the smaller.
   ValueEncoding encoding = encode_payload(dod, v, IntPacking::kVarint, zstd_->raw, context);
   bool used_reference = context.used_reference;
@@ -219,8 +206,9 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
   block.reserve(body->size() + 40);
   ByteWriter w(block);
   for (const std::uint8_t m : kMagic) w.u8(m);
-  w.u8(kBlockFormatVersion);
-  w.u8(static_cast<std::uint8_t>((packed ? kFlagZstd : 0) | (used_reference ? kFlagReference : 0)));
+  w.u8(times_apart ? kBlockFormatVersion : kInlineTimesVersion);
+  w.u8(static_cast<std::uint8_t>((packed ? kFlagZstd : 0) | (used_reference ? kFlagReference : 0) |
+                                 (times_apart ? kFlagTimesApart : 0)));
   w.u8(static_cast<std::uint8_t>(encoding));
   w.varint(n);
   w.svarint(t[0]);
@@ -237,14 +225,16 @@ BlockDecoder::~BlockDecoder() = default;
 BlockDecoder::BlockDecoder(BlockDecoder&&) noexcept = default;
 BlockDecoder& BlockDecoder::operator=(BlockDecoder&&) noexcept = default;
 
-DecodedBlock BlockDecoder::decode(std::span<const std::uint8_t> block, SeriesReference reference) {
+DecodedBlock BlockDecoder::decode(std::span<const std::uint8_t> block, SeriesReference reference,
+                                  std::span<const std::int64_t> timestamps) {
   DecodedBlock d;
-  decode_into(block, d.timestamps_ms, d.values, reference);
+  decode_into(block, d.timestamps_ms, d.values, reference, timestamps);
   return d;
 }
 
 void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& t,
-                               std::vector<double>& v, SeriesReference reference) {
+                               std::vector<double>& v, SeriesReference reference,
+                               std::span<const std::int64_t> timestamps) {
   const Header h = read_header(block);
   std::span<const std::uint8_t> payload = block.subspan(h.payload_offset, h.payload_bytes);
   if (h.info.zstd) {
@@ -263,12 +253,18 @@ void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<
   t.resize(n);
   v.resize(n);
   ByteReader r(payload, "block payload");
-  t[0] = h.info.first_ms;
-  decode_int_column(r, std::span<std::int64_t>(t).subspan(1));
-  std::uint64_t delta = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    delta += static_cast<std::uint64_t>(t[i]);
-    t[i] = static_cast<std::int64_t>(static_cast<std::uint64_t>(t[i - 1]) + delta);
+  if (h.info.times_apart) {
+    if (timestamps.size() != n || timestamps.front() != h.info.first_ms ||
+        timestamps.back() != h.info.last_ms) {
+      throw CodecError("block timestamps are stored apart: decoding needs its time column of " +
+                       std::to_string(n) + " samples in [" + std::to_string(h.info.first_ms) + ", " +
+                       std::to_string(h.info.last_ms) + "] ms");
+    }
+    std::copy(timestamps.begin(), timestamps.end(), t.begin());
+  } else {
+    t[0] = h.info.first_ms;
+    decode_int_column(r, std::span<std::int64_t>(t).subspan(1));
+    undo_deltas_of_deltas(t);
   }
   ValueContext context;
   context.timestamps_ms = t;
@@ -289,8 +285,8 @@ void BlockDecoder::decode_into(std::span<const std::uint8_t> block, std::vector<
 }
 
 void BlockDecoder::decode_points(std::span<const std::uint8_t> block, std::vector<Point>& out,
-                                 SeriesReference reference) {
-  decode_into(block, timestamps_ms_, values_, reference);
+                                 SeriesReference reference, std::span<const std::int64_t> timestamps) {
+  decode_into(block, timestamps_ms_, values_, reference, timestamps);
   out.reserve(out.size() + values_.size());
   for (std::size_t k = 0; k < values_.size(); ++k) out.push_back(Point{timestamps_ms_[k], values_[k]});
 }
@@ -305,8 +301,9 @@ std::vector<std::uint8_t> encode_block(std::span<const std::int64_t> timestamps_
   return BlockEncoder(options).encode(timestamps_ms, values, reference);
 }
 
-DecodedBlock decode_block(std::span<const std::uint8_t> block, SeriesReference reference) {
-  return BlockDecoder().decode(block, reference);
+DecodedBlock decode_block(std::span<const std::uint8_t> block, SeriesReference reference,
+                          std::span<const std::int64_t> timestamps) {
+  return BlockDecoder().decode(block, reference, timestamps);
 }
 
 }  // namespace gpuwatch::store

@@ -20,9 +20,10 @@
 
 namespace gpuwatch::store {
 
-// Blocks are written at the newest version and read at every one: version 2 added the static-model entropy
-// column (integer column form 3), which a version 1 reader would refuse as an unknown form.
-inline constexpr std::uint8_t kBlockFormatVersion = 2;
+// Blocks are read at every version: version 2 added the static-model entropy column (integer column form 3),
+// which a version 1 reader would refuse as an unknown form; version 3 blocks keep their timestamps apart
+// (time_column.h), and only those are written at version 3, so that older readers read every other block.
+inline constexpr std::uint8_t kBlockFormatVersion = 3;
 inline constexpr std::uint8_t kOldestBlockFormatVersion = 1;
 inline constexpr std::size_t kMaxBlockSamples = std::size_t{1} << 22;
 
@@ -48,6 +49,7 @@ struct BlockInfo {
   ValueEncoding values = ValueEncoding::kConstant;
   bool zstd = false;
   bool needs_reference = false;
+  bool times_apart = false;  // its timestamps are in a time column of their own (time_column.h)
   std::size_t encoded_bytes = 0;
 };
 
@@ -64,8 +66,11 @@ class BlockEncoder {
   BlockEncoder(BlockEncoder&&) noexcept;
   BlockEncoder& operator=(BlockEncoder&&) noexcept;
 
+  // With `times_apart` the block holds no time column: its timestamps are stored apart by the caller
+  // (time_column.h) and given back to decode.
   std::vector<std::uint8_t> encode(std::span<const std::int64_t> timestamps_ms,
-                                   std::span<const double> values, SeriesReference reference = {});
+                                   std::span<const double> values, SeriesReference reference = {},
+                                   bool times_apart = false);
 
  private:
   struct Zstd;
@@ -75,6 +80,7 @@ class BlockEncoder {
 
   EncodeOptions options_;
   std::unique_ptr<Zstd> zstd_;
+  bool times_apart_ = false;  // of the block being encoded
 };
 
 // Decodes blocks; keeps one zstd context.
@@ -85,15 +91,18 @@ class BlockDecoder {
   BlockDecoder(BlockDecoder&&) noexcept;
   BlockDecoder& operator=(BlockDecoder&&) noexcept;
 
-  // `reference` is needed (and checked) only for blocks whose BlockInfo::needs_reference is set.
-  DecodedBlock decode(std::span<const std::uint8_t> block, SeriesReference reference = {});
+  // `reference` is needed (and checked) only for blocks whose BlockInfo::needs_reference is set, and
+  // `timestamps` (its time column, checked against the header) only for those whose times_apart is.
+  DecodedBlock decode(std::span<const std::uint8_t> block, SeriesReference reference = {},
+                      std::span<const std::int64_t> timestamps = {});
   // Same, into caller-owned vectors (resized), so a reader can reuse their memory.
   void decode_into(std::span<const std::uint8_t> block, std::vector<std::int64_t>& timestamps_ms,
-                   std::vector<double>& values, SeriesReference reference = {});
+                   std::vector<double>& values, SeriesReference reference = {},
+                   std::span<const std::int64_t> timestamps = {});
   // Same, as points appended to `out` (grown by exactly the block's samples, never zero-filled first): the
   // form a reader walks and caches, without a copy of columns of its own. On CodecError `out` is unchanged.
   void decode_points(std::span<const std::uint8_t> block, std::vector<Point>& out,
-                     SeriesReference reference = {});
+                     SeriesReference reference = {}, std::span<const std::int64_t> timestamps = {});
 
  private:
   struct Zstd;
@@ -110,6 +119,7 @@ BlockInfo inspect_block(std::span<const std::uint8_t> block);
 std::vector<std::uint8_t> encode_block(std::span<const std::int64_t> timestamps_ms,
                                        std::span<const double> values, EncodeOptions options = {},
                                        SeriesReference reference = {});
-DecodedBlock decode_block(std::span<const std::uint8_t> block, SeriesReference reference = {});
+DecodedBlock decode_block(std::span<const std::uint8_t> block, SeriesReference reference = {},
+                          std::span<const std::int64_t> timestamps = {});
 
 }  // namespace gpuwatch::store

@@ -1,7 +1,5 @@
 #include "store/decimal_values.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/crc32.h"
 #include "store/int_column.h"
 
 namespace gpuwatch::store {
@@ -142,9 +141,7 @@ bool predicted_step(const ScaledReference& r, std::span<const std::int64_t> t, s
 // A block coded against a reference carries the CRC-32 of its values' bits, so that decoding it with another
 // reference than the one it was written with is an error, not wrong values.
 std::uint32_t values_crc(std::span<const double> values) {
-  const auto* bytes = reinterpret_cast<const Bytef*>(values.data());
-  return static_cast<std::uint32_t>(
-      crc32(crc32(0L, Z_NULL, 0), bytes, static_cast<uInt>(values.size_bytes())));
+  return crc32_of({reinterpret_cast<const std::uint8_t*>(values.data()), values.size_bytes()});
 }
 
 // Bits the column will take: its varint size, or for entropy coding (range_coder.h) the empirical entropy

@@ -45,6 +45,7 @@
 #include "store/decoded_block_cache.h"
 #include "store/head.h"
 #include "store/label_index.h"
+#include "store/time_column.h"
 #include "store/unique_fd.h"
 #include "store/wal.h"
 
@@ -74,6 +75,9 @@ struct StoreOptions {
   // a day of 1 s samples of 48 series. Only blocks a query reads whole are kept: a look at the last minutes
   // of every series (an instant query) would otherwise fill it with blocks that no range query needs.
   std::size_t decoded_cache_bytes = 64u << 20;
+  // A sealed block keeps its timestamps apart, in a time column shared with every block that has the same
+  // (time_column.h), when that column takes at least this many bytes; a steady cadence stays inline.
+  std::size_t time_column_apart_bytes = kMinTimeColumnBytesApart;
   bool background_flusher = true;  // false: only commit() and maintain() write (tests drive them)
 };
 
@@ -175,7 +179,8 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   // store), or none when its metric has no reference.
   void append_sealed(const BlockRow& row, const Labels& labels, std::optional<SeriesId> reference,
                      std::int64_t min_t, std::int64_t max_t, const EvalTimes* times, std::uint64_t generation,
-                     BlockDecoder& decoder, ReferenceColumns& reference_columns, std::vector<Point>& scratch,
+                     BlockDecoder& decoder, ReferenceColumns& reference_columns,
+                     TimeColumnCache& time_columns, std::vector<Point>& scratch,
                      std::vector<Point>& out) const;
   // The series a series' blocks may be coded against (reference_pairs.h): none when its metric has no
   // reference, 0 when that series is not in the store. The caller holds mu_.
@@ -187,6 +192,10 @@ class Store final : public SeriesSource, public StepSampledSource, public Series
   SeriesReference seal_reference(const HeadBlock& block, std::optional<SeriesId> reference,
                                  std::span<const std::shared_ptr<const HeadBlock>> pending,
                                  ReferenceColumns& columns, BlockDecoder& decoder);
+  // A block as the store seals it (raw or rolled up): its timestamps apart, in a time column stored once for
+  // every block that has the same, when that column is large enough to be worth a row of its own.
+  SealedBlock sealed_block(SeriesId series, std::span<const std::int64_t> t, std::span<const double> v,
+                           std::int64_t resolution_ms, SeriesReference reference = {});
   // Whether every block in `keys` is decoded in the cache; if so, their points are in `found`.
   bool all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoints>& found) const;
   void note_error(const StoreError& e);

@@ -11,6 +11,7 @@
 #include "store/label_index.h"
 #include "store/reference_pairs.h"
 #include "store/sqlite_db.h"
+#include "store/time_column.h"
 #include "store/wal.h"
 
 namespace gpuwatch::store {
@@ -30,6 +31,9 @@ std::string CheckReport::summary() const {
     out += ratio;
   }
   out += ")\n";
+  if (time_columns > 0 || blocks_with_times_apart > 0)
+    out += "time columns: " + std::to_string(time_columns) + " (" + std::to_string(time_column_bytes) +
+           " bytes), shared by " + std::to_string(blocks_with_times_apart) + " blocks\n";
   out += "write-ahead log: " + std::to_string(wal_segments) + " segment(s), " + std::to_string(wal_records) +
          " record(s), " + std::to_string(wal_samples) + " sample(s)";
   if (wal_torn_tail_bytes > 0)
@@ -82,17 +86,41 @@ CheckReport check_store(const std::string& data_dir) {
         }
       }
     }
+    // A data dir from before time columns (no time_id column, no time_columns table) is read as one whose
+    // blocks all keep their timestamps inline, through stand-ins in the connection's temporary schema: the
+    // file is not changed.
+    bool has_time_columns = false;
+    {
+      auto columns = db.prepare("PRAGMA table_info(blocks)");
+      while (columns.step()) has_time_columns = has_time_columns || columns.column_text(1) == "time_id";
+    }
+    if (!has_time_columns) {
+      db.exec("CREATE TEMP TABLE time_columns(id INTEGER PRIMARY KEY, data BLOB)");
+      db.exec("CREATE TEMP VIEW blocks AS SELECT *, 0 AS time_id FROM main.blocks");
+    }
+    {
+      auto s = db.prepare("SELECT COUNT(*), COALESCE(SUM(LENGTH(data)), 0) FROM time_columns");
+      if (s.step()) {
+        report.time_columns = static_cast<std::size_t>(s.column_int(0));
+        report.time_column_bytes = static_cast<std::uint64_t>(s.column_int(1));
+        report.block_bytes += report.time_column_bytes;
+      }
+    }
     BlockDecoder decoder;
     ReferenceColumns reference;
+    TimeColumnCache time_columns;
     SameRangeBlock reference_blocks(db);
     std::vector<std::int64_t> t;
     std::vector<double> v;
-    auto s = db.prepare("SELECT id, series_id, min_t, max_t, count, data FROM blocks ORDER BY id");
+    auto s = db.prepare(
+        "SELECT b.id, b.series_id, b.min_t, b.max_t, b.count, b.data, b.time_id, t.data FROM blocks b "
+        "LEFT JOIN time_columns t ON t.id = b.time_id ORDER BY b.id");
     while (s.step()) {
       ++report.blocks;
       const std::int64_t row = s.column_int(0);
       const auto data = s.column_blob(5);
       report.block_bytes += data.size();
+      if (s.column_int(6) != 0) ++report.blocks_with_times_apart;
       const std::string where =
           "block " + std::to_string(row) + " (series " + std::to_string(s.column_int(1)) + ")";
       if (!series_ids.contains(s.column_int(1))) report.problems.push_back(where + ": its series is missing");
@@ -115,7 +143,7 @@ CheckReport check_store(const std::string& data_dir) {
               [&] { return labels_to_string(reference_series); }, key, decoder);
           r = reference.view();
         }
-        decoder.decode_into(data, t, v, r);
+        decoder.decode_into(data, t, v, r, time_columns.timestamps(s.column_int(6), s.column_blob(7)));
       } catch (const std::exception& e) {
         report.problems.push_back(where + ": " + e.what());
         continue;

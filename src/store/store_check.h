@@ -1,7 +1,8 @@
 // The integrity check behind `gpuwatch store check`: opens a data dir without changing it, verifies every
-// sealed block's checksum and header against its row, every series reference, each block coded against a
-// reference series against the block it was sealed against (block_reference.h), and every WAL record.
-// Safe to run beside a running agent (SQLite readers do not block the writer).
+// sealed block's checksum and header against its row, its time column when it keeps its timestamps apart,
+// every series reference, each block coded against a reference series against the block it was sealed against
+// (block_reference.h), and every WAL record. Safe to run beside a running agent (SQLite readers do not block
+// the writer).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,10 @@ struct CheckReport {
   std::size_t series_only_in_wal = 0;  // of those, the ones with no sealed block yet (a live store)
   std::size_t blocks = 0;
   std::uint64_t block_samples = 0;
-  std::uint64_t block_bytes = 0;
+  std::uint64_t block_bytes = 0;        // blocks and time columns together
+  std::size_t time_columns = 0;         // timestamps stored apart (time_column.h)
+  std::uint64_t time_column_bytes = 0;  // of block_bytes
+  std::size_t blocks_with_times_apart = 0;
   std::size_t wal_segments = 0;
   std::size_t wal_records = 0;
   std::size_t wal_samples = 0;

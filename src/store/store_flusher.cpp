@@ -11,6 +11,7 @@
 #include "store/codec_error.h"
 #include "store/downsample.h"
 #include "store/store.h"
+#include "store/time_column.h"
 
 namespace gpuwatch::store {
 namespace {
@@ -118,8 +119,7 @@ bool Store::seal() {
   for (const auto& b : pending) {
     b->decode(decoder, t, v);
     const SeriesReference r = seal_reference(*b, references[b->series()], pending, reference, decoder);
-    blocks.push_back(SealedBlock{b->series(), t.front(), t.back(), static_cast<std::uint32_t>(t.size()), 0,
-                                 encoder_.encode(t, v, r)});
+    blocks.push_back(sealed_block(b->series(), t, v, 0, r));
   }
   try {
     write_db_->insert(blocks, new_series);
@@ -132,6 +132,16 @@ bool Store::seal() {
   for (const auto& [id, labels] : new_series) persisted_.insert(id);
   stats_.blocks_sealed += blocks.size();
   return true;
+}
+
+SealedBlock Store::sealed_block(SeriesId series, std::span<const std::int64_t> t, std::span<const double> v,
+                                std::int64_t resolution_ms, SeriesReference reference) {
+  SealedBlock out{series, t.front(), t.back(), static_cast<std::uint32_t>(t.size()), resolution_ms, {}, {}};
+  std::vector<std::uint8_t> times = encode_time_column(t);
+  const bool apart = times.size() >= options_.time_column_apart_bytes;
+  out.data = encoder_.encode(t, v, reference, apart);
+  if (apart) out.times = std::move(times);
+  return out;
 }
 
 SeriesReference Store::seal_reference(const HeadBlock& block, std::optional<SeriesId> reference,
@@ -229,8 +239,7 @@ void Store::take_coded_against(std::vector<StoredBlock>& batch, std::span<const 
     const auto [from, to] = coded_against.equal_range(key.series);
     for (auto it = from; it != to; ++it) {
       write_db_->same_range_block().read(it->second, key, [&](const BlockRow& row) {
-        if (rows.insert(row.key.row).second)
-          batch.push_back(StoredBlock{row.key, {row.data.begin(), row.data.end()}});
+        if (rows.insert(row.key.row).second) batch.push_back(copy_of(row));
       });
     }
   }
@@ -278,6 +287,7 @@ void Store::downsample() {
     std::vector<std::pair<SeriesId, Labels>> created;
     BlockDecoder decoder;
     ReferenceColumns reference;
+    TimeColumnCache time_columns;
     const std::int64_t step = options_.downsample_step_ms;
     for (const auto& b : raw) {
       DecodedBlock d;
@@ -289,23 +299,20 @@ void Store::downsample() {
           reference.load(write_db_->same_range_block(), it->second, unnamed_reference, b.key, decoder);
           r = reference.view();
         }
-        d = decoder.decode(b.data, r);
+        d = decoder.decode(b.data, r, time_columns.timestamps(b.time_id, b.times));
       } catch (const CodecError&) {
         continue;  // a corrupt block (or one whose reference is) stays as it is: reads skip and report it
       }
       // Rollups are coded on their own, so that only raw blocks ever depend on another block.
       const Rollup r = roll_up(d.timestamps_ms, d.values, step);
-      const auto count = static_cast<std::uint32_t>(r.t.size());
-      blocks.push_back(
-          SealedBlock{b.key.series, r.t.front(), r.t.back(), count, step, encoder_.encode(r.t, r.last)});
+      blocks.push_back(sealed_block(b.key.series, r.t, r.last, step));
       for (std::size_t k = 0; k < kRollupSuffixes.size(); ++k) {
         SeriesId id = 0;
         {
           std::lock_guard lock(mu_);
           id = rollup_series(b.key.series, kRollupSuffixes[k], created);
         }
-        blocks.push_back(
-            SealedBlock{id, r.t.front(), r.t.back(), count, step, encoder_.encode(r.t, r.by_suffix[k])});
+        blocks.push_back(sealed_block(id, r.t, r.by_suffix[k], step));
       }
       replaced.push_back(b.key.row);
     }

@@ -10,6 +10,7 @@
 #include "store/reference_pairs.h"
 #include "store/step_pick.h"
 #include "store/store.h"
+#include "store/time_column.h"
 
 namespace gpuwatch::store {
 
@@ -104,8 +105,8 @@ bool Store::all_cached(const std::vector<BlockKey>& keys, std::vector<CachedPoin
 void Store::append_sealed(const BlockRow& row, const Labels& labels, std::optional<SeriesId> reference,
                           std::int64_t min_t, std::int64_t max_t, const EvalTimes* times,
                           std::uint64_t generation, BlockDecoder& decoder,
-                          ReferenceColumns& reference_columns, std::vector<Point>& scratch,
-                          std::vector<Point>& out) const {
+                          ReferenceColumns& reference_columns, TimeColumnCache& time_columns,
+                          std::vector<Point>& scratch, std::vector<Point>& out) const {
   const BlockKey& key = row.key;
   CachedPoints points = decoded_.find(key);
   if (points) {
@@ -127,7 +128,7 @@ void Store::append_sealed(const BlockRow& row, const Labels& labels, std::option
           [&] { return labels_to_string(reference_labels(labels)); }, key, decoder);
       r = reference_columns.view();
     }
-    decoder.decode_points(row.data, decoded, r);
+    decoder.decode_points(row.data, decoded, r, time_columns.timestamps(row.time_id, row.times));
   } catch (const CodecError& e) {
     std::lock_guard c(corrupt_mu_);
     if (corrupt_rows_.insert(key.row).second)
@@ -178,6 +179,7 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
   const std::uint64_t generation = decoded_.generation();
   BlockDecoder decoder;
   ReferenceColumns reference_columns;
+  TimeColumnCache time_columns;
   std::vector<Point> scratch;
   std::vector<Point> points = take_buffer();
   std::vector<std::size_t> seams;
@@ -208,7 +210,7 @@ void Store::read(std::span<const LabelMatcher> matchers, std::int64_t min_t, std
         read_db_->read_blocks(ids[i], min_t, max_t, [&](const BlockRow& row) {
           seams.push_back(points.size());
           append_sealed(row, labels, references[i], min_t, max_t, times, generation, decoder,
-                        reference_columns, scratch, points);
+                        reference_columns, time_columns, scratch, points);
         });
       }
     }

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <bit>
@@ -15,6 +14,7 @@
 #include <iterator>
 
 #include "store/byte_io.h"
+#include "store/crc32.h"
 #include "store/store_error.h"
 
 namespace gpuwatch::store {
@@ -26,11 +26,6 @@ constexpr std::size_t kMaxVarintBytes = 10;
 // Type, series id, timestamp, value.
 constexpr std::size_t kMaxSampleEntryBytes = 1 + 2 * kMaxVarintBytes + 8;
 constexpr std::uint8_t kHeader[kWalHeaderBytes] = {'G', 'W', 'W', 'A', 'L', 1, 0, 0};
-
-std::uint32_t crc_of(std::span<const std::uint8_t> bytes) {
-  return static_cast<std::uint32_t>(
-      crc32(crc32(0L, Z_NULL, 0), bytes.data(), static_cast<uInt>(bytes.size())));
-}
 
 std::uint32_t read_u32(const std::uint8_t* p) {
   return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
@@ -196,7 +191,7 @@ void WalWriter::write(std::uint64_t segment, std::span<const std::uint8_t> entri
   // The record header and the entries go out in one writev: no copy of the entries is made.
   std::uint8_t header[kWalRecordHeaderBytes];
   put_u32(header, static_cast<std::uint32_t>(entries.size()));
-  put_u32(header + 4, crc_of(entries));
+  put_u32(header + 4, crc32_of(entries));
   try {
     write_all(fd_.get(), {std::span<const std::uint8_t>(header), entries}, segment_path(dir_, segment_));
   } catch (const StoreError&) {
@@ -257,7 +252,7 @@ WalReplayReport replay_wal(const std::string& dir, const WalVisitor& visitor, bo
         break;
       }
       const std::span<const std::uint8_t> payload(&bytes[pos + kWalRecordHeaderBytes], len);
-      if (crc_of(payload) != crc) {
+      if (crc32_of(payload) != crc) {
         problem = "record checksum mismatch";
         break;
       }

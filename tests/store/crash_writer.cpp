@@ -3,7 +3,9 @@
 // Usage: crash_writer DATA_DIR SERIES
 // Series i gets points t = 1, 2, 3, ... with value t * 0.25 + i, continuing after what the store holds; a
 // power and energy pair (crash_pair.h) gets the same timestamps, one or the other first in turn.
-// After every commit() it prints "acked T" on stdout: every point with t <= T is durable.
+// After every commit() it prints "acked T" on stdout: every point with t <= T is durable. Every block keeps
+// its timestamps apart (time_column_apart_bytes 0), so that a crash can fall between a time column and the
+// blocks that name it.
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   options.block_window_ms = 40;
   options.block_max_samples = 16;
   options.wal_segment_bytes = 2048;
+  options.time_column_apart_bytes = 0;
   const int series = std::atoi(argv[2]);
   auto store = Store::open(options);
   std::vector<Labels> labels;
