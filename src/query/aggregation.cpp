@@ -12,82 +12,96 @@
 namespace gpuwatch::query {
 namespace {
 
-// sum, avg, min, max, count, group, stddev, stdvar, quantile: one output series per group.
+// quantile: every member's value at a step is needed at once, so the group is folded step by step.
+void fold_quantile(const Group& g, const std::vector<StepSeries>& in, const std::vector<double>& param,
+                   StepSeries& out) {
+  std::vector<double> values;
+  for (std::size_t k = 0; k < out.values.size(); ++k) {
+    values.clear();
+    for (const std::size_t i : g.members) {
+      if (in[i].present[k]) values.push_back(in[i].values[k]);
+    }
+    if (values.empty()) continue;
+    out.present[k] = 1;
+    out.values[k] = quantile_of(param[k], values);
+  }
+}
+
+// sum, avg, min, max, count, group, stddev, stdvar, quantile: one output series per group. Member by member,
+// each step's running value kept apart: every input series is read once, in order (a group of a thousand
+// series read step by step jumped between a thousand arrays at every step), and each step still folds its
+// members in input order with the same arithmetic, so the results are the same to the bit.
 StepSeries fold(Aggregation op, const Group& g, const std::vector<StepSeries>& in,
                 const std::vector<double>& param, std::size_t steps) {
   StepSeries out{g.labels, std::vector<double>(steps), std::vector<std::uint8_t>(steps)};
-  std::vector<double> values;
-  for (std::size_t k = 0; k < steps; ++k) {
-    double value = 0;
-    double mean = 0;
-    double count = 0;
-    values.clear();
-    for (const std::size_t i : g.members) {
-      if (!in[i].present[k]) continue;
-      const double v = in[i].values[k];
-      count++;
-      if (count == 1) {
-        value = op == Aggregation::kStddev || op == Aggregation::kStdvar ? 0 : v;
-        mean = v;
-        values.push_back(v);
+  if (op == Aggregation::kQuantile) {
+    fold_quantile(g, in, param, out);
+    return out;
+  }
+  std::vector<double> value(steps), mean(steps), count(steps);
+  for (const std::size_t i : g.members) {
+    const StepSeries& member = in[i];
+    for (std::size_t k = 0; k < steps; ++k) {
+      if (!member.present[k]) continue;
+      const double v = member.values[k];
+      const double n = ++count[k];
+      if (n == 1) {
+        value[k] = op == Aggregation::kStddev || op == Aggregation::kStdvar ? 0 : v;
+        mean[k] = v;
         continue;
       }
       switch (op) {
         case Aggregation::kSum:
-          value += v;
+          value[k] += v;
           break;
         case Aggregation::kAvg:
-          if (std::isinf(mean)) {
-            if (std::isinf(v) && (mean > 0) == (v > 0)) break;
+          if (std::isinf(mean[k])) {
+            if (std::isinf(v) && (mean[k] > 0) == (v > 0)) break;
             if (!std::isinf(v) && !std::isnan(v)) break;
           }
           // Dividing both sides keeps large values from overflowing.
-          mean += v / count - mean / count;
+          mean[k] += v / n - mean[k] / n;
           break;
         case Aggregation::kMin:
-          if (value > v || std::isnan(value)) value = v;
+          if (value[k] > v || std::isnan(value[k])) value[k] = v;
           break;
         case Aggregation::kMax:
-          if (value < v || std::isnan(value)) value = v;
+          if (value[k] < v || std::isnan(value[k])) value[k] = v;
           break;
         case Aggregation::kStddev:
         case Aggregation::kStdvar: {
           // Welford's running variance, as Prometheus folds it.
-          const double delta = v - mean;
-          mean += delta / count;
-          value += delta * (v - mean);
+          const double delta = v - mean[k];
+          mean[k] += delta / n;
+          value[k] += delta * (v - mean[k]);
           break;
         }
-        case Aggregation::kQuantile:
-          values.push_back(v);
-          break;
         default:
           break;
       }
     }
-    if (count == 0) continue;
+  }
+  for (std::size_t k = 0; k < steps; ++k) {
+    if (count[k] == 0) continue;
     out.present[k] = 1;
     switch (op) {
       case Aggregation::kAvg:
-        out.values[k] = mean;
+        out.values[k] = mean[k];
         break;
       case Aggregation::kCount:
-        out.values[k] = count;
+        out.values[k] = count[k];
         break;
       case Aggregation::kGroup:
         out.values[k] = 1;
         break;
       case Aggregation::kStdvar:
-        out.values[k] = value / count;
+        out.values[k] = value[k] / count[k];
         break;
       case Aggregation::kStddev:
-        out.values[k] = std::sqrt(value / count);
-        break;
-      case Aggregation::kQuantile:
-        out.values[k] = quantile_of(param[k], values);
+        out.values[k] = std::sqrt(value[k] / count[k]);
         break;
       default:
-        out.values[k] = value;
+        out.values[k] = value[k];
         break;
     }
   }
