@@ -3,12 +3,11 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include "store/byte_io.h"
-#include "store/crc32.h"
+#include "store/checksum.h"
 #include "store/int_column.h"
 #include "store/time_column.h"
 
@@ -21,7 +20,6 @@ constexpr std::uint8_t kFlagReference = 0x02;
 constexpr std::uint8_t kFlagTimesApart = 0x04;  // version 3: the payload holds no time column
 // A block is written at the oldest version that can hold it: older readers keep reading inline-time blocks.
 constexpr std::uint8_t kInlineTimesVersion = 2;
-constexpr std::size_t kChecksumBytes = 4;
 constexpr std::size_t kMinBlockBytes = 3 + 1 + 1 + 1 + 4 + kChecksumBytes;
 constexpr std::size_t kSmallestPayloadWorthZstd = 32;
 
@@ -29,12 +27,6 @@ constexpr std::size_t kSmallestPayloadWorthZstd = 32;
 // which bounds what a decoder allocates for a header's claim.
 std::size_t max_raw_payload(std::size_t samples) {
   return 64 + 48 * samples;
-}
-
-std::string hex32(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08x", v);
-  return buf;
 }
 
 struct Header {
@@ -46,19 +38,7 @@ struct Header {
 
 // Checks the checksum first, so that any flipped bit or truncation is reported as such.
 Header read_header(std::span<const std::uint8_t> block) {
-  if (block.size() < kMinBlockBytes) {
-    throw CodecError("block of " + std::to_string(block.size()) +
-                     " bytes is shorter than the smallest block (" + std::to_string(kMinBlockBytes) +
-                     "): truncated");
-  }
-  const auto body = block.first(block.size() - kChecksumBytes);
-  ByteReader tail(block.last(kChecksumBytes), "block checksum");
-  const auto stored = static_cast<std::uint32_t>(tail.fixed(4, "CRC-32"));
-  const std::uint32_t computed = crc32_of(body);
-  if (stored != computed) {
-    throw CodecError("block checksum mismatch (stored " + hex32(stored) + ", computed " + hex32(computed) +
-                     "): the block is corrupt or truncated");
-  }
+  const auto body = checksummed_body(block, kMinBlockBytes, "block").body;
   ByteReader r(body, "block header");
   for (const std::uint8_t m : kMagic) {
     if (r.u8("magic") != m) r.fail("not a gpuwatch history block (bad magic)");
@@ -81,20 +61,16 @@ Header read_header(std::span<const std::uint8_t> block) {
   h.info.zstd = (flags & kFlagZstd) != 0;
   h.info.needs_reference = (flags & kFlagReference) != 0;
   h.info.times_apart = (flags & kFlagTimesApart) != 0;
-  const std::uint64_t samples = r.varint("sample count");
-  if (samples == 0 || samples > kMaxBlockSamples) {
-    r.fail("sample count " + std::to_string(samples) + " outside 1.." + std::to_string(kMaxBlockSamples));
-  }
-  h.info.samples = static_cast<std::size_t>(samples);
-  h.info.first_ms = r.svarint("first timestamp");
-  h.info.last_ms =
-      static_cast<std::int64_t>(static_cast<std::uint64_t>(h.info.first_ms) + r.varint("time span"));
+  const SampleRange range = read_sample_range(r);
+  h.info.samples = range.samples;
+  h.info.first_ms = range.first_ms;
+  h.info.last_ms = range.last_ms;
   const std::uint64_t payload = r.varint("payload length");
   if (h.info.zstd) {
     const std::uint64_t raw = r.varint("uncompressed payload length");
     if (raw > max_raw_payload(h.info.samples)) {
       r.fail("uncompressed payload length " + std::to_string(raw) + " impossible for " +
-             std::to_string(samples) + " samples");
+             std::to_string(h.info.samples) + " samples");
     }
     h.raw_payload_bytes = static_cast<std::size_t>(raw);
   }
@@ -171,7 +147,6 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
       std::equal(t.begin(), t.end(), reference.timestamps_ms.begin(), reference.timestamps_ms.end())) {
     context.reference = reference.values;
   }
-  const std::size_t n = t.size();
 
   times_apart_ = times_apart;
   std::vector<std::int64_t> dod;
@@ -210,9 +185,7 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
   w.u8(static_cast<std::uint8_t>((packed ? kFlagZstd : 0) | (used_reference ? kFlagReference : 0) |
                                  (times_apart ? kFlagTimesApart : 0)));
   w.u8(static_cast<std::uint8_t>(encoding));
-  w.varint(n);
-  w.svarint(t[0]);
-  w.varint(static_cast<std::uint64_t>(t[n - 1]) - static_cast<std::uint64_t>(t[0]));
+  write_sample_range(w, t);
   w.varint(body->size());
   if (packed) w.varint(raw_size);
   w.bytes(*body);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "store/crc32.h"
+#include "store/checksum.h"
 #include "store/int_column.h"
 
 namespace gpuwatch::store {

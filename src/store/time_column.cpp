@@ -4,8 +4,8 @@
 #include <string>
 
 #include "store/byte_io.h"
+#include "store/checksum.h"
 #include "store/chunk_codec.h"
-#include "store/crc32.h"
 #include "store/int_column.h"
 
 namespace gpuwatch::store {
@@ -13,7 +13,6 @@ namespace {
 
 constexpr std::uint8_t kMagic[3] = {'G', 'W', 'T'};
 constexpr std::uint8_t kVersion = 1;
-constexpr std::size_t kChecksumBytes = 4;
 constexpr std::size_t kMinColumnBytes = 3 + 1 + 1 + 1 + 1 + 1 + kChecksumBytes;
 
 struct Header {
@@ -22,18 +21,10 @@ struct Header {
 };
 
 Header read_header(std::span<const std::uint8_t> column) {
-  if (column.size() < kMinColumnBytes) {
-    throw CodecError("time column of " + std::to_string(column.size()) +
-                     " bytes is shorter than the smallest (" + std::to_string(kMinColumnBytes) +
-                     "): truncated");
-  }
-  const auto body = column.first(column.size() - kChecksumBytes);
-  ByteReader tail(column.last(kChecksumBytes), "time column checksum");
+  const ChecksummedBody checked = checksummed_body(column, kMinColumnBytes, "time column");
+  const auto body = checked.body;
   Header h;
-  h.info.checksum = static_cast<std::uint32_t>(tail.fixed(4, "CRC-32"));
-  if (h.info.checksum != crc32_of(body)) {
-    throw CodecError("time column checksum mismatch: the column is corrupt or truncated");
-  }
+  h.info.checksum = checked.checksum;
   ByteReader r(body, "time column header");
   for (const std::uint8_t m : kMagic) {
     if (r.u8("magic") != m) r.fail("not a gpuwatch time column (bad magic)");
@@ -42,19 +33,31 @@ Header read_header(std::span<const std::uint8_t> column) {
     r.fail("unsupported time column version " + std::to_string(version) + " (this build reads " +
            std::to_string(kVersion) + ")");
   }
-  const std::uint64_t samples = r.varint("sample count");
-  if (samples == 0 || samples > kMaxBlockSamples) {
-    r.fail("sample count " + std::to_string(samples) + " outside 1.." + std::to_string(kMaxBlockSamples));
-  }
-  h.info.samples = static_cast<std::size_t>(samples);
-  h.info.first_ms = r.svarint("first timestamp");
-  h.info.last_ms =
-      static_cast<std::int64_t>(static_cast<std::uint64_t>(h.info.first_ms) + r.varint("time span"));
+  const SampleRange range = read_sample_range(r);
+  h.info.samples = range.samples;
+  h.info.first_ms = range.first_ms;
+  h.info.last_ms = range.last_ms;
   h.numbers_offset = r.offset();
   return h;
 }
 
 }  // namespace
+
+void write_sample_range(ByteWriter& out, std::span<const std::int64_t> t) {
+  out.varint(t.size());
+  out.svarint(t.front());
+  out.varint(static_cast<std::uint64_t>(t.back()) - static_cast<std::uint64_t>(t.front()));
+}
+
+SampleRange read_sample_range(ByteReader& in) {
+  const std::uint64_t samples = in.varint("sample count");
+  if (samples == 0 || samples > kMaxBlockSamples) {
+    in.fail("sample count " + std::to_string(samples) + " outside 1.." + std::to_string(kMaxBlockSamples));
+  }
+  SampleRange out{static_cast<std::size_t>(samples), in.svarint("first timestamp"), 0};
+  out.last_ms = static_cast<std::int64_t>(static_cast<std::uint64_t>(out.first_ms) + in.varint("time span"));
+  return out;
+}
 
 void check_timestamps(std::span<const std::int64_t> t) {
   if (t.empty()) throw CodecError("a block needs at least one sample");
@@ -105,9 +108,7 @@ std::vector<std::uint8_t> encode_time_column(std::span<const std::int64_t> t) {
   ByteWriter w(out);
   for (const std::uint8_t m : kMagic) w.u8(m);
   w.u8(kVersion);
-  w.varint(t.size());
-  w.svarint(t.front());
-  w.varint(static_cast<std::uint64_t>(t.back()) - static_cast<std::uint64_t>(t.front()));
+  write_sample_range(w, t);
   w.bytes(numbers);
   w.fixed(crc32_of(out), 4);
   return out;

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "store/byte_io.h"
+
 namespace gpuwatch::store {
 
 // A time column as blocks and time columns store it: the first delta, then deltas of deltas (t.size() - 1
@@ -25,6 +27,16 @@ void undo_deltas_of_deltas(std::span<std::int64_t> t);
 
 // Throws CodecError unless `t` holds 1 .. kMaxBlockSamples strictly increasing timestamps.
 void check_timestamps(std::span<const std::int64_t> t);
+
+// The sample count, first timestamp and span (last - first) that a block's header and a time column's both
+// hold: written, and read back checked (a count of 1 .. kMaxBlockSamples), as docs/store-format.md lays out.
+struct SampleRange {
+  std::size_t samples = 0;
+  std::int64_t first_ms = 0;
+  std::int64_t last_ms = 0;
+};
+void write_sample_range(ByteWriter& out, std::span<const std::int64_t> t);
+SampleRange read_sample_range(ByteReader& in);
 
 // Below this many encoded bytes a block keeps its timestamps inline: a steady cadence is one run of two or
 // three bytes, less than a row of its own costs.

@@ -14,7 +14,7 @@
 #include <iterator>
 
 #include "store/byte_io.h"
-#include "store/crc32.h"
+#include "store/checksum.h"
 #include "store/store_error.h"
 
 namespace gpuwatch::store {

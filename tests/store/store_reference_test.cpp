@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_series_store.h"
 #include "store/chunk_codec.h"
 #include "store/label_index.h"
 #include "store/sqlite_db.h"
@@ -24,15 +25,14 @@ namespace gpuwatch::store {
 namespace reference_store_test {
 
 using test::TempDir;
+using testing::blocks_of_samples;
+using testing::gpu_labels;
+using testing::read_gpu_series;
 
 constexpr const char* kPower = "gpu_power_watts";
 constexpr const char* kEnergy = "gpu_energy_joules_total";
 constexpr const char* kTemperature = "gpu_temperature_celsius";
 constexpr std::int64_t kStartMs = 1'795'824'000'000;
-
-Labels gpu_labels(const char* name, int gpu) {
-  return {{"__name__", name}, {"gpu", std::to_string(gpu)}};
-}
 
 // A GPU's power (W, mW resolution) and energy counter (J, mJ resolution: the trapezoid integral of the power
 // plus the counter's own noise), a sample a second, as NVML reports them.
@@ -62,19 +62,7 @@ Readings gpu_readings(std::size_t n, std::uint64_t seed, std::int64_t start_ms =
 }
 
 StoreOptions paired_options(const std::string& dir) {
-  StoreOptions o;
-  o.data_dir = dir;
-  o.background_flusher = false;
-  o.block_window_ms = 1'000'000'000;  // blocks are cut at block_max_samples
-  o.block_max_samples = 500;
-  return o;
-}
-
-std::vector<Point> read_series(const Store& store, const char* name, int gpu) {
-  const std::vector<LabelMatcher> m{{"__name__", LabelMatcher::Op::kEqual, name},
-                                    {"gpu", LabelMatcher::Op::kEqual, std::to_string(gpu)}};
-  const auto got = store.select(m, INT64_MIN, INT64_MAX);
-  return got.empty() ? std::vector<Point>{} : got[0].points;
+  return blocks_of_samples(dir, 500);
 }
 
 // Every timestamp and every value bit of samples [from, to) of `values`.
@@ -148,8 +136,8 @@ void expect_pair_intact(const StoreOptions& o, const Readings& r, std::size_t fr
   const CheckReport check = check_store(o.data_dir);
   EXPECT_TRUE(check.clean()) << check.summary();
   auto store = Store::open(o);
-  expect_exact(read_series(*store, kEnergy, 0), r, r.energy, from, to);
-  expect_exact(read_series(*store, kPower, 0), r, r.power, from, to);
+  expect_exact(read_gpu_series(*store, kEnergy, 0), r, r.energy, from, to);
+  expect_exact(read_gpu_series(*store, kPower, 0), r, r.power, from, to);
   EXPECT_EQ(store->health().corrupt_blocks, 0u);
 }
 
@@ -197,10 +185,10 @@ TEST(StoreReference, EnergyIsSealedAgainstPowerAndReadsBackBitExactAfterReopen) 
 
   auto store = Store::open(paired_options(dir.path()));
   for (int gpu = 0; gpu < 3; ++gpu) {
-    expect_exact(read_series(*store, kEnergy, gpu), gpus[gpu], gpus[gpu].energy, 0, 3000);
-    expect_exact(read_series(*store, kPower, gpu), gpus[gpu], gpus[gpu].power, 0, 3000);
+    expect_exact(read_gpu_series(*store, kEnergy, gpu), gpus[gpu], gpus[gpu].energy, 0, 3000);
+    expect_exact(read_gpu_series(*store, kPower, gpu), gpus[gpu], gpus[gpu].power, 0, 3000);
     // Again, from the decoded-block cache.
-    expect_exact(read_series(*store, kEnergy, gpu), gpus[gpu], gpus[gpu].energy, 0, 3000);
+    expect_exact(read_gpu_series(*store, kEnergy, gpu), gpus[gpu], gpus[gpu].energy, 0, 3000);
   }
   // A range inside one block, and one across two.
   const std::vector<LabelMatcher> energy0{{"__name__", LabelMatcher::Op::kEqual, kEnergy},
@@ -231,7 +219,7 @@ TEST(StoreReference, AfterACrashTheWalReplaysAndTheRestIsSealedAgainstPower) {
   }
   {
     auto store = Store::open(paired_options(crashed.path()));
-    expect_exact(read_series(*store, kEnergy, 0), r, r.energy, 0, 1200);
+    expect_exact(read_gpu_series(*store, kEnergy, 0), r, r.energy, 0, 1200);
     store->seal_all();
   }
   const auto energy = blocks_of(blocks_on_disk(crashed.path()), kEnergy, 0);
@@ -318,16 +306,16 @@ TEST(StoreReference, DownsamplingRollsUpAPowerBlockOnlyWithTheEnergyBlockCodedAg
   const auto raw = blocks_of(blocks_on_disk(dir.path()), kEnergy, 0);
   ASSERT_EQ(raw.size(), 1u);
   ASSERT_TRUE(raw[0].needs_reference);
-  expect_exact(read_series(*store, kEnergy, 0), r, r.energy, 0, 100);  // now in the decoded-block cache
+  expect_exact(read_gpu_series(*store, kEnergy, 0), r, r.energy, 0, 100);  // now in the decoded-block cache
 
   ASSERT_EQ(store->append(filler, 10'000'000, 1), "");  // everything above is now old enough
   store->maintain();
   EXPECT_EQ(store->health().blocks_downsampled, 513u) << "the filler's 511, power's and energy's in one pass";
   // The last sample of each minute the pair spans: 100-119 s, 120-179 s, 180-199 s.
   const std::vector<std::size_t> last_of_minute{19, 79, 99};
-  const auto energy = read_series(*store, kEnergy, 0);
-  const auto power = read_series(*store, kPower, 0);
-  const auto energy_max = read_series(*store, "gpu_energy_joules_total:1m_max", 0);
+  const auto energy = read_gpu_series(*store, kEnergy, 0);
+  const auto power = read_gpu_series(*store, kPower, 0);
+  const auto energy_max = read_gpu_series(*store, "gpu_energy_joules_total:1m_max", 0);
   ASSERT_EQ(energy.size(), 3u) << "read again after downsampling, not from the cache";
   ASSERT_EQ(power.size(), 3u);
   ASSERT_EQ(energy_max.size(), 3u);
@@ -385,12 +373,12 @@ TEST(StoreReference, ADamagedOrMissingPowerBlockIsReportedAndDegradesOnlyTheEner
   EXPECT_TRUE(mentions(energy_problem, "whose " + power_block + " is damaged")) << energy_problem;
   {
     auto store = Store::open(paired_options(dir.path()));
-    const auto got = read_series(*store, kEnergy, 0);
+    const auto got = read_gpu_series(*store, kEnergy, 0);
     ASSERT_EQ(got.size(), 1000u);
     expect_exact(std::vector<Point>(got.begin(), got.begin() + 500), r, r.energy, 0, 500);
     expect_exact(std::vector<Point>(got.begin() + 500, got.end()), r, r.energy, 1000, 1500);
-    EXPECT_EQ(read_series(*store, kPower, 0).size(), 1000u);
-    EXPECT_EQ(read_series(*store, kTemperature, 0).size(), 1500u);
+    EXPECT_EQ(read_gpu_series(*store, kPower, 0).size(), 1000u);
+    EXPECT_EQ(read_gpu_series(*store, kTemperature, 0).size(), 1500u);
     EXPECT_EQ(store->health().corrupt_blocks, 2u);
   }
 
@@ -406,7 +394,7 @@ TEST(StoreReference, ADamagedOrMissingPowerBlockIsReportedAndDegradesOnlyTheEner
                                               "]"))
       << check.problems[0];
   auto store = Store::open(paired_options(dir.path()));
-  EXPECT_EQ(read_series(*store, kEnergy, 0).size(), 1000u);
+  EXPECT_EQ(read_gpu_series(*store, kEnergy, 0).size(), 1000u);
   EXPECT_EQ(store->health().corrupt_blocks, 1u);
 }
 
@@ -429,10 +417,10 @@ TEST(StoreReference, EnergyBlocksWhosePowerSeriesIsGoneAreReportedAndSkipped) {
   ASSERT_EQ(check.problems.size(), 3u) << check.summary();
   for (const auto& p : check.problems) EXPECT_TRUE(mentions(p, "which is not in the store")) << p;
   auto store = Store::open(paired_options(dir.path()));
-  EXPECT_TRUE(read_series(*store, kEnergy, 0).empty());
+  EXPECT_TRUE(read_gpu_series(*store, kEnergy, 0).empty());
   EXPECT_EQ(store->health().corrupt_blocks, 3u);
-  EXPECT_EQ(read_series(*store, kEnergy, 1).size(), 1500u) << "the other GPU's energy is untouched";
-  EXPECT_EQ(read_series(*store, kTemperature, 0).size(), 1500u);
+  EXPECT_EQ(read_gpu_series(*store, kEnergy, 1).size(), 1500u) << "the other GPU's energy is untouched";
+  EXPECT_EQ(read_gpu_series(*store, kTemperature, 0).size(), 1500u);
 }
 
 }  // namespace reference_store_test

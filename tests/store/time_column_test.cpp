@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_series_store.h"
 #include "store/chunk_codec.h"
 #include "store/label_index.h"
 #include "store/sqlite_db.h"
@@ -26,6 +27,9 @@ namespace gpuwatch::store {
 namespace time_column_test {
 
 using test::TempDir;
+using testing::blocks_of_samples;
+using testing::gpu_labels;
+using testing::read_gpu_series;
 
 constexpr std::int64_t kStartMs = 1'795'824'000'000;
 constexpr const char* kMetrics[] = {"gpu_utilization_ratio", "gpu_temperature_celsius", "gpu_power_watts",
@@ -44,29 +48,14 @@ double value_of(std::size_t metric, int gpu, std::size_t i) {
   return static_cast<double>((metric + 1) * 1000 + static_cast<std::size_t>(gpu) * 100 + i % 37) / 8;
 }
 
-Labels gpu_labels(const char* name, int gpu) {
-  return {{"__name__", name}, {"gpu", std::to_string(gpu)}};
-}
-
 StoreOptions options(const std::string& dir) {
-  StoreOptions o;
-  o.data_dir = dir;
-  o.background_flusher = false;
-  o.block_window_ms = 1'000'000'000;  // blocks are cut at block_max_samples
-  o.block_max_samples = 500;
+  StoreOptions o = blocks_of_samples(dir, 500);
   o.downsample_after_ms = 0;
   return o;
 }
 
-std::vector<Point> read_series(const Store& store, const char* name, int gpu) {
-  const std::vector<LabelMatcher> m{{"__name__", LabelMatcher::Op::kEqual, name},
-                                    {"gpu", LabelMatcher::Op::kEqual, std::to_string(gpu)}};
-  const auto got = store.select(m, INT64_MIN, INT64_MAX);
-  return got.empty() ? std::vector<Point>{} : got[0].points;
-}
-
 void expect_series(const Store& store, std::size_t metric, int gpu, const std::vector<std::int64_t>& t) {
-  const auto got = read_series(store, kMetrics[metric], gpu);
+  const auto got = read_gpu_series(store, kMetrics[metric], gpu);
   ASSERT_EQ(got.size(), t.size()) << kMetrics[metric] << " gpu " << gpu;
   for (std::size_t i = 0; i < t.size(); ++i) {
     ASSERT_EQ(got[i].t_ms, t[i]) << kMetrics[metric] << " gpu " << gpu << " sample " << i;
@@ -232,7 +221,7 @@ TEST(StoreTimeColumns, RetentionDeletesAColumnWithTheLastBlockThatNamesIt) {
   {
     auto store = Store::open(o);
     store->maintain();
-    const auto got = read_series(*store, kMetrics[2], 0);
+    const auto got = read_gpu_series(*store, kMetrics[2], 0);
     ASSERT_EQ(got.size(), 1000u);
     EXPECT_EQ(got.front().t_ms, times[0][1000]);
   }
@@ -257,7 +246,7 @@ TEST(StoreTimeColumns, RollupsOfSeriesReadTogetherShareTheirColumnsToo) {
     auto store = Store::open(o);
     store->maintain();
     EXPECT_GT(store->health().blocks_downsampled, 0u);
-    const auto got = read_series(*store, kMetrics[0], 0);
+    const auto got = read_gpu_series(*store, kMetrics[0], 0);
     ASSERT_FALSE(got.empty());
     // The raw blocks rolled up keep the last sample of each step, at its own (late) timestamp.
     EXPECT_EQ(got.front().t_ms, times[0][4]);
@@ -315,7 +304,7 @@ TEST(StoreTimeColumns, AMissingOrDamagedColumnDegradesOnlyTheBlocksThatNameIt) {
 
   auto store = Store::open(options(dir.path()));
   for (int gpu = 0; gpu < 2; ++gpu) {
-    const auto got = read_series(*store, kMetrics[1], gpu);
+    const auto got = read_gpu_series(*store, kMetrics[1], gpu);
     ASSERT_EQ(got.size(), 500u) << "gpu " << gpu << ": the second window only";
     EXPECT_EQ(got.front().t_ms, times[gpu][500]);
   }
@@ -366,7 +355,7 @@ TEST(StoreTimeColumns, EnergyCodedAgainstPowerSharesPowersColumnAndReadsBackAfte
   auto store = Store::open(options(dir.path()));
   for (const auto& [name, values] :
        {std::pair{"gpu_power_watts", &power}, std::pair{"gpu_energy_joules_total", &energy}}) {
-    const auto got = read_series(*store, name, 0);
+    const auto got = read_gpu_series(*store, name, 0);
     ASSERT_EQ(got.size(), t.size()) << name;
     for (std::size_t i = 0; i < t.size(); ++i) {
       ASSERT_EQ(got[i].t_ms, t[i]) << name << " " << i;
@@ -407,7 +396,7 @@ TEST(StoreTimeColumns, ADataDirFromBeforeTimeColumnsChecksAndOpensAsItIs) {
   for (std::size_t i = 0; i < late.size(); ++i)
     ASSERT_EQ(store->append(gpu_labels(kMetrics[0], 0), late[i], 1.5), "");
   store->seal_all();
-  EXPECT_EQ(read_series(*store, kMetrics[0], 0).size(), 1500u);
+  EXPECT_EQ(read_gpu_series(*store, kMetrics[0], 0).size(), 1500u);
   EXPECT_EQ(counts(dir.path()).blocks_apart, 1);
 }
 
