@@ -21,7 +21,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,9 @@ import time
 import unittest
 import urllib.parse
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from loopback_port import free_port  # noqa: E402
 
 SOURCE, BUILD = sys.argv[1], sys.argv[2]
 GPUWATCH = os.path.join(BUILD, "gpuwatch")
@@ -40,12 +42,6 @@ SCRAPE_SECONDS = 1    # Prometheus's scrape interval, and the agent's sampling i
 PANEL_PIXELS = 1000   # Grafana's maxDataPoints for a panel is its width in pixels
 RANGES = {"now-15m": 900, "now-1h": 3600}  # time ranges a user picks
 WORKLOAD_VARIABLES = ["namespace", "pod", "slurm_job", "user", "process"]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def read_json(path):

@@ -10,13 +10,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from loopback_port import free_port  # noqa: E402
 
 SOURCE, BUILD = sys.argv[1], sys.argv[2]
 GPUWATCH = os.path.join(BUILD, "gpuwatch")
@@ -26,12 +28,6 @@ MIG = os.path.join(SOURCE, "scenarios", "mig-a100.yaml")
 PODS = os.path.join(SOURCE, "tests", "grafana", "dashboards-4xh200.yaml")  # a Slurm job, two pods, a bare process
 KUBELET = os.path.join(BUILD, "tests", "kubelet", "fake_kubelet_serve")
 HANG_AT = 240  # GPU 5's calls hang from scenario second 240 to 300
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Tmux:
