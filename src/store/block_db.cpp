@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-
 #include <unordered_map>
 #include <unordered_set>
 
@@ -105,11 +104,13 @@ class TimeColumnRows {
   std::vector<std::pair<const std::vector<std::uint8_t>*, std::int64_t>> added_;  // this transaction's
 };
 
-// Time columns no block names any more (retention or downsampling deleted the last of their blocks).
+// Time columns no block names any more (retention or downsampling deleted the last of their blocks). The
+// subquery repeats the partial index's "time_id != 0" so that SQLite looks each column up in that index
+// instead of scanning every block for each column.
 void delete_unused_time_columns(SqliteDb& db) {
   db.exec(
       "DELETE FROM time_columns WHERE NOT EXISTS (SELECT 1 FROM blocks WHERE blocks.time_id = "
-      "time_columns.id)");
+      "time_columns.id AND blocks.time_id != 0)");
 }
 
 }  // namespace

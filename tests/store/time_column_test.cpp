@@ -231,6 +231,44 @@ TEST(StoreTimeColumns, RetentionDeletesAColumnWithTheLastBlockThatNamesIt) {
   EXPECT_TRUE(check_store(dir.path()).clean());
 }
 
+TEST(StoreTimeColumns, RetentionBySizeCountsAColumnOnceAndDeletesItWithItsWindow) {
+  TempDir dir;
+  const std::vector<std::vector<std::int64_t>> times{jittered(2000, 31)};
+  {
+    auto store = Store::open(options(dir.path()));
+    fill_by_tick(*store, times);
+  }
+  ASSERT_EQ(counts(dir.path()).time_columns, 4);
+  // The budget: everything but the first window (its five blocks and its column), less a byte.
+  std::uint64_t total = 0, first_window = 0;
+  {
+    SqliteDb db(dir.path() + "/store.db", false);
+    auto s = db.prepare(
+        "SELECT (SELECT SUM(LENGTH(data)) FROM blocks) + (SELECT SUM(LENGTH(data)) FROM time_columns), "
+        "(SELECT SUM(LENGTH(data)) FROM blocks WHERE min_t < ?) + "
+        "(SELECT SUM(LENGTH(data)) FROM time_columns WHERE min_t < ?)");
+    s.bind(1, times[0][1]).bind(2, times[0][1]);
+    ASSERT_TRUE(s.step());
+    total = static_cast<std::uint64_t>(s.column_int(0));
+    first_window = static_cast<std::uint64_t>(s.column_int(1));
+    s.reset();
+  }
+  StoreOptions o = options(dir.path());
+  o.retention_bytes = total - first_window;
+  o.retention_check_interval = std::chrono::milliseconds(0);
+  {
+    auto store = Store::open(o);
+    store->maintain();
+    const auto got = read_gpu_series(*store, kMetrics[3], 0);
+    ASSERT_EQ(got.size(), 1500u) << "the first window only is gone";
+    EXPECT_EQ(got.front().t_ms, times[0][500]);
+  }
+  const Counts c = counts(dir.path());
+  EXPECT_EQ(c.time_columns, 3);
+  EXPECT_EQ(c.unused_time_columns, 0);
+  EXPECT_TRUE(check_store(dir.path()).clean());
+}
+
 TEST(StoreTimeColumns, RollupsOfSeriesReadTogetherShareTheirColumnsToo) {
   TempDir dir;
   const std::vector<std::vector<std::int64_t>> times{jittered(2000, 40)};
