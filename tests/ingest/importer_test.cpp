@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
+#include <thread>
 
 #include "ingest/importer.h"
 #include "ingest/validating_appender.h"
@@ -88,6 +90,51 @@ TEST(Importer, AnUnreadableFileCostsThatFileOnly) {
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_NE(r.errors[0].find("no-such-file.om: cannot open: No such file or directory"), std::string::npos)
       << r.errors[0];
+}
+
+// An appender that fails at its third batch: the import stops with that error, and the parsing thread, which
+// runs ahead, is stopped and joined (run() returns instead of waiting on a full hand-over).
+class FailingAppender : public ValidatingAppender {
+ public:
+  std::vector<Rejection> append_points(const store::Labels& labels,
+                                       std::span<const store::Point> points) override {
+    if (++batches_ == 3) throw std::runtime_error("disk gone");
+    return ValidatingAppender::append_points(labels, points);
+  }
+
+ private:
+  int batches_ = 0;
+};
+
+TEST(Importer, AFailingAppendStopsTheImportAndItsParser) {
+  FailingAppender store;
+  ImportOptions o;
+  o.batch_points = 1;  // many batches queued ahead of the appends
+  std::vector<std::string> errors;
+  Importer importer(store, {data("small.om"), data("small.om"), data("small.om")}, o,
+                    [&errors](const ParseError& e) { errors.push_back(e.to_string()); });
+  EXPECT_THROW(importer.run(), std::runtime_error);
+  EXPECT_EQ(store.accepted(), 2u);
+}
+
+// Errors reach the sink in file order on the importing thread, with the batches between them.
+TEST(Importer, ParseErrorsReachTheSinkInOrderOnTheImportingThread) {
+  ValidatingAppender store;
+  std::vector<std::string> errors;
+  const auto importing = std::this_thread::get_id();
+  bool elsewhere = false;
+  Importer importer(store, {data("no-such-file.om"), data("small.om"), data("also-missing.om")}, {},
+                    [&](const ParseError& e) {
+                      elsewhere = elsewhere || std::this_thread::get_id() != importing;
+                      errors.push_back(e.to_string());
+                    });
+  const ImportSummary summary = importer.run();
+  EXPECT_FALSE(elsewhere);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_NE(errors[0].find("no-such-file.om"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[1].find("also-missing.om"), std::string::npos) << errors[1];
+  EXPECT_EQ(summary.unreadable_files, 2u);
+  EXPECT_EQ(summary.samples_imported, 11u);
 }
 
 TEST(Importer, BatchesNeverMixSeriesOrSplitRejections) {
