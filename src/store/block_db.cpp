@@ -151,12 +151,8 @@ BlockDb::BlockDb(const std::string& path, bool create) : db_(path, create) {
   db_.exec("PRAGMA synchronous=FULL");
   db_.exec("PRAGMA auto_vacuum=INCREMENTAL");  // takes effect only on a new, empty database
   db_.exec(kSchema);
-  bool has_time_id = false;
-  auto columns = db_.prepare("PRAGMA table_info(blocks)");
-  while (columns.step()) has_time_id = has_time_id || columns.column_text(1) == "time_id";
-  columns.reset();
   // 0: the block's timestamps are inline; else the time_columns row that holds them.
-  if (!has_time_id) db_.exec("ALTER TABLE blocks ADD COLUMN time_id INTEGER NOT NULL DEFAULT 0");
+  if (!has_time_ids(db_)) db_.exec("ALTER TABLE blocks ADD COLUMN time_id INTEGER NOT NULL DEFAULT 0");
   db_.exec(kTimeColumnIndex);
 }
 
@@ -273,8 +269,16 @@ SameRangeBlock& BlockDb::same_range_block() {
   return *same_range_block_;
 }
 
-void BlockDb::for_each_block(const std::function<void(const BlockRow&)>& each) {
-  auto s = db_.prepare(block_query("ORDER BY b.id"));
+bool has_time_ids(SqliteDb& db) {
+  auto columns = db.prepare("PRAGMA table_info(blocks)");
+  while (columns.step()) {
+    if (columns.column_text(1) == "time_id") return true;
+  }
+  return false;
+}
+
+void for_each_block(SqliteDb& db, const std::function<void(const BlockRow&)>& each) {
+  auto s = db.prepare(block_query("ORDER BY b.id"));
   while (s.step()) each(row_of(s));
 }
 

@@ -74,6 +74,12 @@ struct ReferenceLink {
 using SeriesCodedAgainst = std::unordered_multimap<SeriesId, SeriesId>;
 SeriesCodedAgainst series_coded_against(std::span<const ReferenceLink> links);
 
+// Whether the blocks table has its time_id column: a data dir written before time columns has not.
+bool has_time_ids(SqliteDb& db);
+// Every block over `db`, in row order, with its time column (a block's key names its series): the integrity
+// check's walk, over a connection of its own.
+void for_each_block(SqliteDb& db, const std::function<void(const BlockRow&)>& each);
+
 // Finds a series' raw block with exactly a given time range and sample count: the reference block of a block
 // coded against that series (block_reference.h). Over any connection: the integrity check has no BlockDb.
 class SameRangeBlock {
@@ -117,8 +123,6 @@ class BlockDb {
   void read_block_keys(SeriesId series, std::int64_t min_t, std::int64_t max_t, std::vector<BlockKey>& out);
   // Whether a series has a block overlapping [min_t, max_t].
   bool has_block(SeriesId series, std::int64_t min_t, std::int64_t max_t);
-  // Every block, in row order (the integrity check).
-  void for_each_block(const std::function<void(const BlockRow&)>& each);
 
   // The reference lookup over this connection.
   SameRangeBlock& same_range_block();

@@ -21,6 +21,12 @@ inline std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
       crc32(crc32(0L, Z_NULL, 0), bytes.data(), static_cast<uInt>(bytes.size())));
 }
 
+// The CRC-32 stored in the last four bytes of `bytes` (at least that many), not verified.
+inline std::uint32_t stored_checksum(std::span<const std::uint8_t> bytes) {
+  ByteReader tail(bytes.last(kChecksumBytes), "checksum");
+  return static_cast<std::uint32_t>(tail.fixed(4, "CRC-32"));
+}
+
 struct ChecksummedBody {
   std::span<const std::uint8_t> body;  // every byte before the checksum
   std::uint32_t checksum = 0;
@@ -35,9 +41,7 @@ inline ChecksummedBody checksummed_body(std::span<const std::uint8_t> bytes, std
     throw CodecError(what + " of " + std::to_string(bytes.size()) + " bytes is shorter than the smallest " +
                      what + " (" + std::to_string(min_bytes) + "): truncated");
   }
-  ChecksummedBody out{bytes.first(bytes.size() - kChecksumBytes), 0};
-  ByteReader tail(bytes.last(kChecksumBytes), "checksum");
-  out.checksum = static_cast<std::uint32_t>(tail.fixed(4, "CRC-32"));
+  const ChecksummedBody out{bytes.first(bytes.size() - kChecksumBytes), stored_checksum(bytes)};
   if (const std::uint32_t computed = crc32_of(out.body); computed != out.checksum) {
     char hex[48];
     std::snprintf(hex, sizeof hex, "stored 0x%08x, computed 0x%08x", out.checksum, computed);

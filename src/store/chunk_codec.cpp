@@ -105,12 +105,12 @@ struct BlockEncoder::Zstd {
   std::vector<std::uint8_t> entropy;
 };
 
-ValueEncoding BlockEncoder::encode_payload(std::span<const std::int64_t> dod, std::span<const double> values,
-                                           IntPacking packing, std::vector<std::uint8_t>& raw,
-                                           ValueContext& context) {
+ValueEncoding BlockEncoder::encode_payload(const std::vector<std::int64_t>* time_column,
+                                           std::span<const double> values, IntPacking packing,
+                                           std::vector<std::uint8_t>& raw, ValueContext& context) {
   raw.clear();
   ByteWriter payload(raw);
-  if (!times_apart_) encode_int_column(dod, payload, packing);
+  if (time_column) encode_int_column(*time_column, payload, packing);
   context.used_reference = false;
   return encode_values(values, payload, packing, context);
 }
@@ -148,11 +148,11 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
     context.reference = reference.values;
   }
 
-  times_apart_ = times_apart;
   std::vector<std::int64_t> dod;
   if (!times_apart) deltas_of_deltas(t, dod);
+  const std::vector<std::int64_t>* time_column = times_apart ? nullptr : &dod;
   // Varint payload (zstd-compressed when that pays), then an entropy-coded one; keep the smaller.
-  ValueEncoding encoding = encode_payload(dod, v, IntPacking::kVarint, zstd_->raw, context);
+  ValueEncoding encoding = encode_payload(time_column, v, IntPacking::kVarint, zstd_->raw, context);
   bool used_reference = context.used_reference;
   const std::vector<std::uint8_t>* body = &zstd_->raw;
   std::size_t raw_size = zstd_->raw.size();
@@ -166,7 +166,7 @@ std::vector<std::uint8_t> BlockEncoder::encode(std::span<const std::int64_t> t, 
     }
     if (options_.entropy_coding) {
       const ValueEncoding entropy_encoding =
-          encode_payload(dod, v, IntPacking::kEntropy, zstd_->entropy, context);
+          encode_payload(time_column, v, IntPacking::kEntropy, zstd_->entropy, context);
       if (zstd_->entropy.size() < body->size() + (packed ? varint_size(raw_size) : 0)) {
         encoding = entropy_encoding;
         used_reference = context.used_reference;

@@ -74,13 +74,13 @@ class BlockEncoder {
 
  private:
   struct Zstd;
-  ValueEncoding encode_payload(std::span<const std::int64_t> dod, std::span<const double> values,
+  // The time column (deltas of deltas; null when the timestamps are stored apart), then the values.
+  ValueEncoding encode_payload(const std::vector<std::int64_t>* time_column, std::span<const double> values,
                                IntPacking packing, std::vector<std::uint8_t>& raw, ValueContext& context);
   std::size_t compress(const std::vector<std::uint8_t>& raw, std::vector<std::uint8_t>& out);
 
   EncodeOptions options_;
   std::unique_ptr<Zstd> zstd_;
-  bool times_apart_ = false;  // of the block being encoded
 };
 
 // Decodes blocks; keeps one zstd context.

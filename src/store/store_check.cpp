@@ -89,12 +89,7 @@ CheckReport check_store(const std::string& data_dir) {
     // A data dir from before time columns (no time_id column, no time_columns table) is read as one whose
     // blocks all keep their timestamps inline, through stand-ins in the connection's temporary schema: the
     // file is not changed.
-    bool has_time_columns = false;
-    {
-      auto columns = db.prepare("PRAGMA table_info(blocks)");
-      while (columns.step()) has_time_columns = has_time_columns || columns.column_text(1) == "time_id";
-    }
-    if (!has_time_columns) {
+    if (!has_time_ids(db)) {
       db.exec("CREATE TEMP TABLE time_columns(id INTEGER PRIMARY KEY, data BLOB)");
       db.exec("CREATE TEMP VIEW blocks AS SELECT *, 0 AS time_id FROM main.blocks");
     }
@@ -112,24 +107,20 @@ CheckReport check_store(const std::string& data_dir) {
     SameRangeBlock reference_blocks(db);
     std::vector<std::int64_t> t;
     std::vector<double> v;
-    auto s = db.prepare(
-        "SELECT b.id, b.series_id, b.min_t, b.max_t, b.count, b.data, b.time_id, t.data FROM blocks b "
-        "LEFT JOIN time_columns t ON t.id = b.time_id ORDER BY b.id");
-    while (s.step()) {
+    for_each_block(db, [&](const BlockRow& b) {
       ++report.blocks;
-      const std::int64_t row = s.column_int(0);
-      const auto data = s.column_blob(5);
-      report.block_bytes += data.size();
-      if (s.column_int(6) != 0) ++report.blocks_with_times_apart;
+      const BlockKey& key = b.key;
+      report.block_bytes += b.data.size();
+      if (b.time_id != 0) ++report.blocks_with_times_apart;
       const std::string where =
-          "block " + std::to_string(row) + " (series " + std::to_string(s.column_int(1)) + ")";
-      if (!series_ids.contains(s.column_int(1))) report.problems.push_back(where + ": its series is missing");
+          "block " + std::to_string(key.row) + " (series " + std::to_string(key.series) + ")";
+      if (!series_ids.contains(key.series)) report.problems.push_back(where + ": its series is missing");
       try {
         SeriesReference r{};
-        if (inspect_block(data).needs_reference) {
+        if (inspect_block(b.data).needs_reference) {
           // Decoded against the block it was sealed against; a missing or damaged one is this block's
           // problem.
-          const auto labels = labels_of.find(s.column_int(1));
+          const auto labels = labels_of.find(key.series);
           if (labels == labels_of.end())
             throw CodecError(
                 "its values are coded against a reference series, which its missing series names");
@@ -137,26 +128,23 @@ CheckReport check_store(const std::string& data_dir) {
           if (reference_series.empty())
             throw CodecError("its values are coded against a reference series, but its metric has none");
           const auto id = id_of.find(reference_series);
-          const BlockKey key{row, 0, s.column_int(2), s.column_int(3), s.column_int(4)};
           reference.load(
               reference_blocks, id == id_of.end() ? 0 : static_cast<SeriesId>(id->second),
               [&] { return labels_to_string(reference_series); }, key, decoder);
           r = reference.view();
         }
-        decoder.decode_into(data, t, v, r, time_columns.timestamps(s.column_int(6), s.column_blob(7)));
+        decoder.decode_into(b.data, t, v, r, time_columns.timestamps(b.time_id, b.times));
       } catch (const std::exception& e) {
         report.problems.push_back(where + ": " + e.what());
-        continue;
+        return;
       }
       report.block_samples += t.size();
-      if (static_cast<std::int64_t>(t.size()) != s.column_int(4) || t.front() != s.column_int(2) ||
-          t.back() != s.column_int(3))
-        report.problems.push_back(where + ": its row says " + std::to_string(s.column_int(4)) +
-                                  " samples in [" + std::to_string(s.column_int(2)) + ", " +
-                                  std::to_string(s.column_int(3)) + "], the block holds " +
-                                  std::to_string(t.size()) + " in [" + std::to_string(t.front()) + ", " +
-                                  std::to_string(t.back()) + "]");
-    }
+      if (static_cast<std::int64_t>(t.size()) != key.count || t.front() != key.min_t || t.back() != key.max_t)
+        report.problems.push_back(where + ": its row says " + std::to_string(key.count) + " samples in [" +
+                                  std::to_string(key.min_t) + ", " + std::to_string(key.max_t) +
+                                  "], the block holds " + std::to_string(t.size()) + " in [" +
+                                  std::to_string(t.front()) + ", " + std::to_string(t.back()) + "]");
+    });
   } catch (const std::exception& e) {
     report.problems.push_back(db_path + ": " + e.what());
   }

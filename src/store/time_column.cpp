@@ -141,8 +141,7 @@ std::span<const std::int64_t> TimeColumnCache::timestamps(std::int64_t id,
   // reused row id with other timestamps has another checksum.
   if (column.size() < kMinColumnBytes)
     throw CodecError("time column of " + std::to_string(column.size()) + " bytes: truncated");
-  const auto checksum =
-      static_cast<std::uint32_t>(ByteReader(column.last(kChecksumBytes), "time column").fixed(4, "CRC-32"));
+  const std::uint32_t checksum = stored_checksum(column);
   const auto found = std::find_if(entries_.begin(), entries_.end(),
                                   [&](const Entry& e) { return e.id == id && e.checksum == checksum; });
   if (found != entries_.end()) {
