@@ -2,14 +2,13 @@
 // by the integrity check while the rest stays readable; a torn WAL tail is cut off; a damaged record in an
 // older WAL segment is reported and the other segments still replay.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "store/sqlite_db.h"
 #include "store/store.h"
 #include "store/store_check.h"
+#include "stored_damage.h"
 #include "temp_dir.h"
 
 namespace gpuwatch::store {
@@ -51,17 +50,7 @@ TEST(StoreDamage, ACorruptBlockIsSkippedCountedAndReportedAndTheRestIsReadable) 
     fill(*store, 0, 500);
     store->seal_all();
   }
-  {
-    // Flip one byte in the middle of the second block's data (SQLite itself stays consistent).
-    SqliteDb db(dir.path() + "/store.db", false);
-    auto read = db.prepare("SELECT data FROM blocks WHERE id=2");
-    ASSERT_TRUE(read.step());
-    const auto blob = read.column_blob(0);
-    std::vector<std::uint8_t> bytes(blob.begin(), blob.end());
-    read.reset();
-    bytes[bytes.size() / 2] ^= 0x10;
-    db.prepare("UPDATE blocks SET data=? WHERE id=2").bind_blob(1, bytes).run();
-  }
+  testing::flip_stored_byte(dir.path(), "blocks", 2);  // the second block
   const CheckReport check = check_store(dir.path());
   EXPECT_FALSE(check.clean());
   ASSERT_EQ(check.problems.size(), 1u) << check.summary();

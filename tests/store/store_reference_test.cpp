@@ -19,6 +19,7 @@
 #include "store/sqlite_db.h"
 #include "store/store.h"
 #include "store/store_check.h"
+#include "stored_damage.h"
 #include "temp_dir.h"
 
 namespace gpuwatch::store {
@@ -26,6 +27,7 @@ namespace reference_store_test {
 
 using test::TempDir;
 using testing::blocks_of_samples;
+using testing::flip_stored_byte;
 using testing::gpu_labels;
 using testing::read_gpu_series;
 
@@ -330,18 +332,6 @@ TEST(StoreReference, DownsamplingRollsUpAPowerBlockOnlyWithTheEnergyBlockCodedAg
   EXPECT_EQ(store->health().corrupt_blocks, 0u);
 }
 
-void replace_block_data(const std::string& dir, std::int64_t row) {
-  SqliteDb db(dir + "/store.db", false);
-  auto read = db.prepare("SELECT data FROM blocks WHERE id=?");
-  read.bind(1, row);
-  ASSERT_TRUE(read.step());
-  const auto blob = read.column_blob(0);
-  std::vector<std::uint8_t> bytes(blob.begin(), blob.end());
-  read.reset();
-  bytes[bytes.size() / 2] ^= 0x10;
-  db.prepare("UPDATE blocks SET data=? WHERE id=?").bind_blob(1, bytes).bind(2, row).run();
-}
-
 bool mentions(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
@@ -362,7 +352,7 @@ TEST(StoreReference, ADamagedOrMissingPowerBlockIsReportedAndDegradesOnlyTheEner
   const std::string power_block = "block " + std::to_string(power[1].row);
   const std::string energy_block = "block " + std::to_string(energy[1].row);
 
-  replace_block_data(dir.path(), power[1].row);
+  flip_stored_byte(dir.path(), "blocks", power[1].row);
   CheckReport check = check_store(dir.path());
   ASSERT_EQ(check.problems.size(), 2u) << check.summary();
   EXPECT_TRUE(mentions(check.problems[0] + check.problems[1], power_block + " (series")) << check.summary();

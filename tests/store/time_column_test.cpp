@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "store/store_check.h"
 #include "store/time_column.h"
+#include "stored_damage.h"
 #include "temp_dir.h"
 
 namespace gpuwatch::store {
@@ -92,6 +93,33 @@ void fill_by_tick(Store& store, const std::vector<std::vector<std::int64_t>>& ti
     if (i % 170 == 169) store.maintain();
   }
   store.seal_all();
+}
+
+// One retention pass with `o` over a store filled by fill_by_tick with GPU 0's timestamps `t`: every series
+// keeps its samples from `first` on, `columns` time columns are left, none of them unused, and the check is
+// clean.
+void expect_retained(StoreOptions o, const std::vector<std::int64_t>& t, std::size_t first,
+                     std::int64_t columns) {
+  o.retention_check_interval = std::chrono::milliseconds(0);
+  {
+    auto store = Store::open(o);
+    store->maintain();
+    for (std::size_t m = 0; m < std::size(kMetrics); ++m) {
+      const auto got = read_gpu_series(*store, kMetrics[m], 0);
+      ASSERT_EQ(got.size(), t.size() - first) << kMetrics[m];
+      EXPECT_EQ(got.front().t_ms, t[first]) << kMetrics[m];
+    }
+  }
+  const Counts c = counts(o.data_dir);
+  EXPECT_EQ(c.time_columns, columns);
+  EXPECT_EQ(c.unused_time_columns, 0);
+  EXPECT_TRUE(check_store(o.data_dir).clean()) << check_store(o.data_dir).summary();
+}
+
+// A store in `dir` with those GPUs' series (fill_by_tick), sealed and closed.
+void fill_store(const std::string& dir, const std::vector<std::vector<std::int64_t>>& times) {
+  auto store = Store::open(options(dir));
+  fill_by_tick(*store, times);
 }
 
 TEST(TimeColumn, RoundTripsIrregularTimestampsExactlyAndEncodesEqualOnesEqually) {
@@ -210,36 +238,19 @@ TEST(StoreTimeColumns, SeriesThatArriveOneAfterAnotherStillShareTheirColumns) {
 TEST(StoreTimeColumns, RetentionDeletesAColumnWithTheLastBlockThatNamesIt) {
   TempDir dir;
   const std::vector<std::vector<std::int64_t>> times{jittered(2000, 30)};
-  {
-    auto store = Store::open(options(dir.path()));
-    fill_by_tick(*store, times);
-  }
+  fill_store(dir.path(), times);
   ASSERT_EQ(counts(dir.path()).time_columns, 4);
   StoreOptions o = options(dir.path());
   o.retention_ms = 900'000;  // blocks wholly older than newest - 900 s: the first two windows
-  o.retention_check_interval = std::chrono::milliseconds(0);
-  {
-    auto store = Store::open(o);
-    store->maintain();
-    const auto got = read_gpu_series(*store, kMetrics[2], 0);
-    ASSERT_EQ(got.size(), 1000u);
-    EXPECT_EQ(got.front().t_ms, times[0][1000]);
-  }
-  const Counts c = counts(dir.path());
-  EXPECT_EQ(c.time_columns, 2);
-  EXPECT_EQ(c.unused_time_columns, 0);
-  EXPECT_TRUE(check_store(dir.path()).clean());
+  expect_retained(o, times[0], 1000, 2);
 }
 
 TEST(StoreTimeColumns, RetentionBySizeCountsAColumnOnceAndDeletesItWithItsWindow) {
   TempDir dir;
   const std::vector<std::vector<std::int64_t>> times{jittered(2000, 31)};
-  {
-    auto store = Store::open(options(dir.path()));
-    fill_by_tick(*store, times);
-  }
+  fill_store(dir.path(), times);
   ASSERT_EQ(counts(dir.path()).time_columns, 4);
-  // The budget: everything but the first window (its five blocks and its column), less a byte.
+  // The budget: everything but the first window (its five blocks and its column).
   std::uint64_t total = 0, first_window = 0;
   {
     SqliteDb db(dir.path() + "/store.db", false);
@@ -255,28 +266,14 @@ TEST(StoreTimeColumns, RetentionBySizeCountsAColumnOnceAndDeletesItWithItsWindow
   }
   StoreOptions o = options(dir.path());
   o.retention_bytes = total - first_window;
-  o.retention_check_interval = std::chrono::milliseconds(0);
-  {
-    auto store = Store::open(o);
-    store->maintain();
-    const auto got = read_gpu_series(*store, kMetrics[3], 0);
-    ASSERT_EQ(got.size(), 1500u) << "the first window only is gone";
-    EXPECT_EQ(got.front().t_ms, times[0][500]);
-  }
-  const Counts c = counts(dir.path());
-  EXPECT_EQ(c.time_columns, 3);
-  EXPECT_EQ(c.unused_time_columns, 0);
-  EXPECT_TRUE(check_store(dir.path()).clean());
+  expect_retained(o, times[0], 500, 3);  // the first window only is gone
 }
 
 TEST(StoreTimeColumns, RollupsOfSeriesReadTogetherShareTheirColumnsToo) {
   TempDir dir;
   const std::vector<std::vector<std::int64_t>> times{jittered(2000, 40)};
+  fill_store(dir.path(), times);
   StoreOptions o = options(dir.path());
-  {
-    auto store = Store::open(o);
-    fill_by_tick(*store, times);
-  }
   o.downsample_after_ms = 1'200'000;  // the first window
   o.downsample_step_ms = 5'000;       // 100 points a 500-sample block: a column worth a row of its own
   o.retention_check_interval = std::chrono::milliseconds(0);
@@ -306,10 +303,7 @@ TEST(StoreTimeColumns, RollupsOfSeriesReadTogetherShareTheirColumnsToo) {
 TEST(StoreTimeColumns, AMissingOrDamagedColumnDegradesOnlyTheBlocksThatNameIt) {
   TempDir dir;
   const std::vector<std::vector<std::int64_t>> times{jittered(1000, 50), jittered(1000, 51)};
-  {
-    auto store = Store::open(options(dir.path()));
-    fill_by_tick(*store, times);
-  }
+  fill_store(dir.path(), times);
   std::int64_t missing = 0, damaged = 0;
   {
     SqliteDb db(dir.path() + "/store.db", false);
@@ -322,15 +316,8 @@ TEST(StoreTimeColumns, AMissingOrDamagedColumnDegradesOnlyTheBlocksThatNameIt) {
     damaged = first.column_int(0);
     first.reset();
     db.prepare("DELETE FROM time_columns WHERE id=?").bind(1, missing).run();
-    auto read = db.prepare("SELECT data FROM time_columns WHERE id=?");
-    read.bind(1, damaged);
-    ASSERT_TRUE(read.step());
-    const auto blob = read.column_blob(0);
-    std::vector<std::uint8_t> bytes(blob.begin(), blob.end());
-    read.reset();
-    bytes[20] ^= 0x01;
-    db.prepare("UPDATE time_columns SET data=? WHERE id=?").bind_blob(1, bytes).bind(2, damaged).run();
   }
+  testing::flip_stored_byte(dir.path(), "time_columns", damaged);
   const CheckReport check = check_store(dir.path());
   ASSERT_EQ(check.problems.size(), 2u * std::size(kMetrics)) << check.summary();
   EXPECT_NE(check.summary().find("its time column (row " + std::to_string(missing) + ") is missing"),
